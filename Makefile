@@ -1,0 +1,33 @@
+# The README's two commands: `make demo` and `make test`. Everything else is set up here.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+# Python 3.12: python3.12 on PATH (pyenv's shim honours .python-version), else pyenv's install.
+PYTHON312 := $(shell if python3.12 --version >/dev/null 2>&1; then echo python3.12; \
+	elif command -v pyenv >/dev/null 2>&1 && ls $$(pyenv root)/versions/3.12*/bin/python3.12 >/dev/null 2>&1; then \
+	ls -d $$(pyenv root)/versions/3.12*/bin/python3.12 | tail -n 1; fi)
+export PYTENSOR_FLAGS ?= blas__ldflags=
+
+.PHONY: demo test bench lint fuzz clean
+
+$(VENV)/.installed: pyproject.toml
+	@if [ -z "$(PYTHON312)" ]; then echo "error: Python 3.12 not found (install it, e.g. 'pyenv install 3.12')" >&2; exit 2; fi
+	@test -x $(PY) || $(PYTHON312) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[dev,dask]"
+	@touch $@
+
+demo: $(VENV)/.installed
+	$(VENV)/bin/bayesnb demo
+
+test: $(VENV)/.installed
+	$(PY) -m pytest -q
+
+bench: $(VENV)/.installed
+	$(PY) benchmarks/run_all.py
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,157 @@
+"""The shared skeleton of every bayesnb classifier: fit / partial_fit / predict wiring.
+
+Subclasses say how to validate X, how to count (``_count``) and how to score
+(``_joint_log_likelihood``); the class prior, label encoding, ``partial_fit`` bookkeeping and
+the normalisation to probabilities live here once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from bayesnb.posterior.discrete import DirichletPosterior
+from bayesnb.scoring import normalize_log_proba
+from bayesnb.validation import (
+    check_class_alpha,
+    check_class_prior,
+    check_classes,
+    check_estimate,
+    check_fitted,
+    check_sample_weight,
+    encode_labels,
+)
+
+__all__ = ["GenerativeClassifier"]
+
+
+class GenerativeClassifier(ClassifierMixin, BaseEstimator):
+    """Base class: a class prior Dirichlet(class_alpha) times class-conditional likelihoods.
+
+    Subclasses implement
+
+    - ``_check_input(X, y=None, reset)``: validate X (and y) and return them;
+    - ``_reset_counts(n_features)``: start empty statistics for ``len(self.classes_)`` classes;
+    - ``_grow_classes(n_new)``: never needed while classes are fixed at the first call;
+    - ``_count(X, codes, weights)``: add the statistics of a batch;
+    - ``_log_likelihood(X)``: per-class log-likelihood, shape (n_samples, n_classes), under
+      ``self.estimate`` (the class prior excluded).
+    """
+
+    # -- fitting -----------------------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None):
+        """Fit from scratch on (X, y).
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Class labels of any hashable type.
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative weights; an integer weight equals repeating the row.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        X, y = self._check_input(X, y, reset=True)
+        classes, codes = encode_labels(y, None)
+        if len(classes) < 2:
+            raise ValueError(
+                f"y holds a single class ({classes[0]!r}); a classifier needs at least 2 classes"
+            )
+        self.classes_ = classes
+        self._reset_counts(X.shape[1])
+        self._add_batch(X, codes, sample_weight)
+        return self
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a batch of data to the statistics (exact: statistics are sums).
+
+        Parameters
+        ----------
+        X, y, sample_weight
+            As in :meth:`fit`.
+        classes : array-like, optional
+            Every label the model will see, required on the first call when later batches hold
+            labels absent from the first; ignored afterwards unless it disagrees.
+
+        Returns
+        -------
+        self
+        """
+        first = not hasattr(self, "classes_")
+        if first:
+            self._check_params()
+        X, y = self._check_input(X, y, reset=first)
+        if first:
+            self.classes_ = check_classes(classes) if classes is not None else np.unique(y)
+            self._reset_counts(X.shape[1])
+        elif classes is not None and not np.array_equal(check_classes(classes), self.classes_):
+            raise ValueError(
+                f"classes={list(classes)} differs from the classes of the first partial_fit "
+                f"call {list(self.classes_)}"
+            )
+        _, codes = encode_labels(y, self.classes_)
+        self._add_batch(X, codes, sample_weight)
+        return self
+
+    def _add_batch(self, X, codes, sample_weight) -> None:
+        w = check_sample_weight(sample_weight, X)
+        self._count(X, codes, w)
+        self._tables = {}  # estimates are derived lazily from the new statistics
+
+    def _check_params(self) -> None:
+        check_estimate(self.estimate)
+        check_class_alpha(self.class_alpha)
+
+    # -- the class prior ---------------------------------------------------------------------
+    @property
+    def class_posterior_(self) -> DirichletPosterior:
+        """Dirichlet(class_alpha + N_c) posterior of the class probabilities π."""
+        check_fitted(self)
+        return DirichletPosterior(self.class_alpha, self.class_count_, name="class_alpha")
+
+    @property
+    def class_log_prior_(self) -> np.ndarray:
+        """Log class prior used for scoring, shape (n_classes,)."""
+        return self._cached("class_log_prior", self._compute_class_log_prior)
+
+    def _compute_class_log_prior(self) -> np.ndarray:
+        n_classes = len(self.classes_)
+        if self.class_prior is not None:
+            with np.errstate(divide="ignore"):
+                return np.log(check_class_prior(self.class_prior, n_classes))
+        if not self.fit_prior:
+            return np.full(n_classes, -np.log(n_classes))
+        return self.class_posterior_.log_estimate(self.estimate)
+
+    def _cached(self, key: str, compute):
+        check_fitted(self)
+        tables = self.__dict__.setdefault("_tables", {})
+        full_key = (key, self.estimate)
+        if full_key not in tables:
+            check_estimate(self.estimate)
+            tables[full_key] = compute()
+        return tables[full_key]
+
+    # -- prediction --------------------------------------------------------------------------
+    def predict_joint_log_proba(self, X) -> np.ndarray:
+        """log p(x, c) for every document and class, shape (n_samples, n_classes)."""
+        check_fitted(self)
+        X = self._check_input(X, reset=False)
+        return self._log_likelihood(X) + self.class_log_prior_
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """log p(c | x), normalised in log space, shape (n_samples, n_classes)."""
+        return normalize_log_proba(self.predict_joint_log_proba(X), self.class_log_prior_)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """p(c | x), rows summing to 1, shape (n_samples, n_classes)."""
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X) -> np.ndarray:
+        """The most probable class of every document."""
+        jll = self.predict_joint_log_proba(X)
+        return self.classes_[np.argmax(normalize_log_proba(jll, self.class_log_prior_), axis=1)]

@@ -1,0 +1,334 @@
+"""Naive Bayes estimators for the discrete event models (thin: they wire the pipe).
+
+``X, y -> validation -> stats.discrete -> posterior.discrete -> scoring``; the formulas of
+every estimate are in DESIGN.md §1 and in :mod:`bayesnb.posterior.discrete`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bayesnb._base import GenerativeClassifier
+from bayesnb.posterior.discrete import BetaPosterior, DirichletPosterior
+from bayesnb.scoring import bernoulli_jll, categorical_jll, dot_log_table, polya_jll
+from bayesnb.stats.discrete import (
+    binarize,
+    category_offsets,
+    count_categories,
+    count_classes,
+    count_features,
+)
+from bayesnb.validation import check_alpha, check_X, check_X_y
+
+__all__ = ["BernoulliNB", "CategoricalNB", "MultinomialNB"]
+
+
+class _DiscreteNB(GenerativeClassifier):
+    """Input checks and class counting shared by the discrete event models."""
+
+    _nonnegative = True
+    _integer = False
+
+    def _check_input(self, X, y=None, *, reset):
+        kw = dict(reset=reset, nonnegative=self._nonnegative, integer=self._integer)
+        if y is None:
+            return check_X(self, X, **kw)
+        return check_X_y(self, X, y, **kw)
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        if isinstance(self.alpha, str):
+            raise ValueError(f"alpha must be a positive number or array, got {self.alpha!r}")
+
+    def _reset_counts(self, n_features: int) -> None:
+        self.class_count_ = np.zeros(len(self.classes_))
+        self.feature_count_ = np.zeros((len(self.classes_), n_features))
+
+    def _count(self, X, codes, weights) -> None:
+        k = len(self.classes_)
+        self.class_count_ += count_classes(codes, weights, k)
+        self.feature_count_ += count_features(X, codes, weights, k)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = self._nonnegative
+        return tags
+
+
+class MultinomialNB(_DiscreteNB):
+    """Multinomial event model: a document is a bag of tokens drawn from θ_c ~ Dirichlet(α).
+
+    Parameters
+    ----------
+    alpha : float or array-like of shape (n_features,), default 1.0
+        Dirichlet concentration of the word probabilities. With ``estimate="mean"``, 1 is
+        Laplace (add-one) smoothing and other values Lidstone smoothing.
+    class_alpha : float, default 1.0
+        Dirichlet concentration γ of the class prior; 0 gives the empirical class frequencies
+        (scikit-learn's class prior).
+    estimate : {"mle", "map", "mean", "bayes"}, default "mean"
+        How the posterior scores new documents (DESIGN.md §1). ``"bayes"`` is the
+        Dirichlet-multinomial posterior predictive of the whole document.
+    fit_prior : bool, default True
+        False uses a uniform class prior.
+    class_prior : array-like of shape (n_classes,), optional
+        A fixed class prior (overrides ``fit_prior`` and ``class_alpha``).
+    unk : bool, default False
+        Pool every feature never seen in training into one UNK category:
+        P(UNK | c) = α / (T_c + α(V + 1)) with V the number of seen features.
+
+    Attributes
+    ----------
+    classes_, class_count_, feature_count_, class_log_prior_, feature_log_prob_,
+    n_features_in_, feature_names_in_ : as in scikit-learn.
+    posterior_ : DirichletPosterior
+        Dirichlet(α + T_c) over the V (or V_seen + 1) categories of every class.
+    """
+
+    def __init__(
+        self,
+        alpha=1.0,
+        class_alpha=1.0,
+        estimate="mean",
+        fit_prior=True,
+        class_prior=None,
+        unk=False,
+    ):
+        self.alpha = alpha
+        self.class_alpha = class_alpha
+        self.estimate = estimate
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.unk = unk
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self.unk and np.ndim(self.alpha) != 0:
+            raise ValueError("unk=True needs a scalar alpha: the pooled UNK slot has one prior")
+
+    @property
+    def _pooled(self) -> np.ndarray | None:
+        """Columns pooled into UNK (never seen in training), or None without ``unk``."""
+        if not self.unk:
+            return None
+        return self.feature_count_.sum(axis=0) <= 0
+
+    @property
+    def posterior_(self) -> DirichletPosterior:
+        alpha = check_alpha(self.alpha, self.n_features_in_)
+        counts = self.feature_count_
+        pooled = self._pooled
+        if pooled is not None:
+            counts = np.hstack([counts[:, ~pooled], np.zeros((counts.shape[0], 1))])
+        return DirichletPosterior(alpha, counts)
+
+    @property
+    def feature_log_prob_(self) -> np.ndarray:
+        """log θ_cj of the chosen estimate, shape (n_classes, n_features)."""
+        return self._cached("feature_log_prob", self._compute_feature_log_prob)
+
+    def _compute_feature_log_prob(self) -> np.ndarray:
+        table = self.posterior_.log_estimate(self.estimate)
+        pooled = self._pooled
+        if pooled is None:
+            return table
+        full = np.empty_like(self.feature_count_)
+        full[:, ~pooled] = table[:, :-1]
+        full[:, pooled] = table[:, -1:]
+        return full
+
+    def _log_likelihood(self, X) -> np.ndarray:
+        if self.estimate == "bayes":
+            return polya_jll(X, self.posterior_.concentration, self._pooled)
+        return dot_log_table(X, self.feature_log_prob_)
+
+
+class BernoulliNB(_DiscreteNB):
+    """Multivariate Bernoulli event model: each feature is present with probability φ_cj.
+
+    Parameters
+    ----------
+    alpha : float or array-like of shape (n_features,), default 1.0
+        Beta prior pseudo-count of documents *with* the feature.
+    beta : float or array-like, optional
+        Beta prior pseudo-count of documents *without* it; defaults to ``alpha``.
+    binarize : float or None, default 0.0
+        Threshold: values strictly above it count as present. None means X is already 0/1.
+    class_alpha, estimate, fit_prior, class_prior
+        As in :class:`MultinomialNB`. ``"bayes"`` (the Beta-Bernoulli predictive) equals
+        ``"mean"`` because the posterior factorises over features.
+
+    Attributes
+    ----------
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        Weighted document frequencies D_cj.
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        log φ_cj; ``feature_log_neg_prob_`` holds log(1 - φ_cj).
+    posterior_ : BetaPosterior
+    """
+
+    _nonnegative = False
+
+    def __init__(
+        self,
+        alpha=1.0,
+        beta=None,
+        binarize=0.0,
+        class_alpha=1.0,
+        estimate="mean",
+        fit_prior=True,
+        class_prior=None,
+    ):
+        self.alpha = alpha
+        self.beta = beta
+        self.binarize = binarize
+        self.class_alpha = class_alpha
+        self.estimate = estimate
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+
+    def _check_input(self, X, y=None, *, reset):
+        out = super()._check_input(X, y, reset=reset)
+        X = out if y is None else out[0]
+        Xb = binarize(X, self.binarize)
+        if self.binarize is None:
+            values = Xb.data if hasattr(Xb, "data") and not isinstance(Xb, np.ndarray) else Xb
+            if np.any((values != 0) & (values != 1)):
+                raise ValueError("binarize=None needs X of 0/1 values; set a threshold instead")
+        return Xb if y is None else (Xb, out[1])
+
+    @property
+    def posterior_(self) -> BetaPosterior:
+        alpha = check_alpha(self.alpha, self.n_features_in_)
+        beta = alpha if self.beta is None else check_alpha(self.beta, self.n_features_in_, "beta")
+        return BetaPosterior(alpha, beta, self.feature_count_, self.class_count_)
+
+    @property
+    def feature_log_prob_(self) -> np.ndarray:
+        """log φ_cj of the chosen estimate."""
+        return self._cached("feature_log_prob", self._compute_tables)[0]
+
+    @property
+    def feature_log_neg_prob_(self) -> np.ndarray:
+        """log(1 - φ_cj) of the chosen estimate, computed directly (not via log1p)."""
+        return self._cached("feature_log_prob", self._compute_tables)[1]
+
+    def _compute_tables(self):
+        return self.posterior_.log_estimate(self.estimate)
+
+    def _log_likelihood(self, X) -> np.ndarray:
+        return bernoulli_jll(X, self.feature_log_prob_, self.feature_log_neg_prob_)
+
+
+class CategoricalNB(_DiscreteNB):
+    """Categorical event model: feature j takes one of k_j values with probabilities θ_cj.
+
+    Parameters
+    ----------
+    alpha : float or array-like of shape (n_features,), default 1.0
+        Dirichlet concentration of each category of feature j.
+    min_categories : int or array-like of shape (n_features,), optional
+        Minimum number of categories per feature (as in scikit-learn).
+    class_alpha, estimate, fit_prior, class_prior
+        As in :class:`MultinomialNB`; ``"bayes"`` equals ``"mean"``.
+
+    Notes
+    -----
+    Feature j has the categories 0 .. k_j - 1 (k_j = largest value seen + 1, or
+    ``min_categories``) plus one pooled slot for values never seen, so an unseen category
+    gets α / (N_c + α(k_j + 1)) instead of an ``IndexError``. Sparse input is accepted; its
+    implicit zeros are category 0.
+
+    Attributes
+    ----------
+    category_count_ : list of ndarray of shape (n_classes, k_j)
+    feature_log_prob_ : list of ndarray of shape (n_classes, k_j + 1)
+        The last column is the pooled unseen slot.
+    n_categories_ : ndarray of shape (n_features,)
+    posterior_ : DirichletPosterior over the concatenated category axis.
+    """
+
+    _integer = True
+
+    def __init__(
+        self,
+        alpha=1.0,
+        class_alpha=1.0,
+        estimate="mean",
+        fit_prior=True,
+        class_prior=None,
+        min_categories=None,
+    ):
+        self.alpha = alpha
+        self.class_alpha = class_alpha
+        self.estimate = estimate
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.min_categories = min_categories
+
+    def _reset_counts(self, n_features: int) -> None:
+        self.class_count_ = np.zeros(len(self.classes_))
+        k = np.ones(n_features, dtype=np.intp)
+        if self.min_categories is not None:
+            mc = np.broadcast_to(np.asarray(self.min_categories), (n_features,))
+            if np.any(mc < 1) or not np.all(mc == np.floor(mc)):
+                raise ValueError(f"min_categories must be integers >= 1, got {self.min_categories!r}")
+            k = np.maximum(k, mc.astype(np.intp))
+        self.n_categories_ = k
+        self._flat_count = np.zeros((len(self.classes_), int(np.sum(k + 1))))
+
+    def _count(self, X, codes, weights) -> None:
+        seen = np.asarray(X.max(axis=0).todense() if hasattr(X, "tocsr") else X.max(axis=0))
+        need = np.maximum(self.n_categories_, seen.ravel().astype(np.intp) + 1)
+        if np.any(need > self.n_categories_):
+            self._grow(need)
+        k = len(self.classes_)
+        self.class_count_ += count_classes(codes, weights, k)
+        self._flat_count += count_categories(X, codes, weights, k, self.n_categories_)
+
+    def _grow(self, need: np.ndarray) -> None:
+        """Widen the category axis when a batch holds larger category values."""
+        old_k, old_off = self.n_categories_, category_offsets(self.n_categories_)
+        new = np.zeros((self._flat_count.shape[0], int(np.sum(need + 1))))
+        new_off = category_offsets(need)
+        for j in range(len(need)):
+            new[:, new_off[j] : new_off[j] + old_k[j]] = self._flat_count[
+                :, old_off[j] : old_off[j] + old_k[j]
+            ]
+        self.n_categories_, self._flat_count = need, new
+
+    @property
+    def _offsets(self) -> np.ndarray:
+        return category_offsets(self.n_categories_)
+
+    def _split(self, flat: np.ndarray, pooled_slot: bool) -> list[np.ndarray]:
+        off, k = self._offsets, self.n_categories_
+        return [flat[:, o : o + kj + int(pooled_slot)] for o, kj in zip(off, k, strict=True)]
+
+    @property
+    def category_count_(self) -> list[np.ndarray]:
+        return self._split(self._flat_count, pooled_slot=False)
+
+    @property
+    def feature_count_(self) -> np.ndarray:
+        """Per-class number of documents with a non-zero category, shape (n_classes, n_features)."""
+        return np.stack([c[:, 1:].sum(axis=1) for c in self.category_count_], axis=1)
+
+    @property
+    def posterior_(self) -> DirichletPosterior:
+        alpha = check_alpha(self.alpha, self.n_features_in_)
+        sizes = self.n_categories_ + 1
+        alpha = np.repeat(alpha, sizes) if np.ndim(alpha) else alpha
+        return DirichletPosterior(alpha, self._flat_count, sizes=sizes)
+
+    @property
+    def feature_log_prob_(self) -> list[np.ndarray]:
+        return self._split(self._flat_log_prob, pooled_slot=True)
+
+    @property
+    def _flat_log_prob(self) -> np.ndarray:
+        return self._cached("feature_log_prob", lambda: self.posterior_.log_estimate(self.estimate))
+
+    def _log_likelihood(self, X) -> np.ndarray:
+        return categorical_jll(X, self._flat_log_prob, self._offsets, self.n_categories_)

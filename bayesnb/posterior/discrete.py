@@ -1,0 +1,162 @@
+"""Beta and Dirichlet posteriors of the discrete event models, and their point estimates.
+
+Estimates are returned as natural-log probability tables (log space end to end). A zero
+count under ``"mle"`` gives ``-inf`` by design; 0/0 (a class with no documents) is ``-inf``
+too, so such a class can never explain a document.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["BetaPosterior", "DirichletPosterior", "log_ratio"]
+
+
+def log_ratio(num, den) -> np.ndarray:
+    """``log(num / den)`` elementwise, with ``log 0 = -inf`` and ``0/0 -> -inf``."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.log(num) - np.log(den)
+    return np.where(np.isnan(out), -np.inf, out)
+
+
+def _check_mode_exists(estimate: str, values, name: str) -> None:
+    if estimate == "map" and np.any(np.asarray(values) < 1):
+        raise ValueError(
+            f"estimate='map' needs {name} >= 1: with {name} < 1 the posterior mode lies on the "
+            "boundary of the simplex (a probability of 0), not in the interior. "
+            "Use estimate='mean' (the posterior mean exists for every positive prior)."
+        )
+
+
+@dataclass
+class DirichletPosterior:
+    """Dirichlet(alpha + counts) over one or several categorical distributions.
+
+    The last axis of ``counts`` holds categories; ``sizes`` splits it into consecutive
+    segments, each its own probability vector (one segment for the multinomial model and the
+    class prior, one per feature for the categorical model).
+
+    Parameters
+    ----------
+    alpha : float or ndarray broadcastable to ``counts``
+        Prior concentration of every category.
+    counts : ndarray of shape (..., n_categories)
+        Observed (weighted) counts.
+    sizes : ndarray of int, optional
+        Segment lengths along the last axis; default one segment.
+    name : str
+        The user-facing name of ``alpha`` for error messages.
+    """
+
+    alpha: float | np.ndarray
+    counts: np.ndarray
+    sizes: np.ndarray | None = None
+    name: str = "alpha"
+    _offsets: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        n = self.counts.shape[-1]
+        if self.sizes is None:
+            self.sizes = np.array([n], dtype=np.intp)
+        self._offsets = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(np.intp)
+
+    @property
+    def concentration(self) -> np.ndarray:
+        """Posterior concentration ``alpha + counts``."""
+        return self.counts + self.alpha
+
+    def segment_sum(self, values: np.ndarray) -> np.ndarray:
+        """Sum of ``values`` over each segment, broadcast back to every category."""
+        sums = np.add.reduceat(values, self._offsets, axis=-1)
+        return np.repeat(sums, self.sizes, axis=-1)
+
+    def log_estimate(self, estimate: str) -> np.ndarray:
+        """Log-probability table of the ``"mle"``, ``"map"``, ``"mean"`` or ``"bayes"`` estimate.
+
+        For a single categorical draw ``"bayes"`` (the posterior predictive) equals the
+        posterior mean; the Dirichlet-multinomial predictive of whole documents is scored in
+        :mod:`bayesnb.scoring`.
+        """
+        counts = np.broadcast_to(self.counts, np.broadcast_shapes(self.counts.shape, np.shape(self.alpha)))
+        if estimate == "mle":
+            num = counts
+        elif estimate == "map":
+            _check_mode_exists(estimate, self.alpha, self.name)
+            num = counts + (np.asarray(self.alpha) - 1.0)
+        else:
+            num = counts + self.alpha
+        return log_ratio(num, self.segment_sum(num))
+
+    def mean(self) -> np.ndarray:
+        """Posterior mean of every category probability."""
+        a = self.concentration
+        return a / self.segment_sum(a)
+
+    def var(self) -> np.ndarray:
+        """Posterior variance of every category probability (Beta marginals of the Dirichlet)."""
+        a = self.concentration
+        a0 = self.segment_sum(a)
+        m = a / a0
+        return m * (1.0 - m) / (a0 + 1.0)
+
+
+@dataclass
+class BetaPosterior:
+    """Beta(alpha + D, beta + N - D) on every Bernoulli feature probability.
+
+    Parameters
+    ----------
+    alpha, beta : float or ndarray of shape (n_features,)
+        Prior pseudo-counts.
+    successes : ndarray of shape (n_classes, n_features)
+        Weighted document frequencies ``D_cj``.
+    trials : ndarray of shape (n_classes,)
+        Weighted class counts ``N_c``.
+    """
+
+    alpha: float | np.ndarray
+    beta: float | np.ndarray
+    successes: np.ndarray
+    trials: np.ndarray
+
+    @property
+    def failures(self) -> np.ndarray:
+        # Clipped: weighted sums of D and N_c are rounded separately.
+        return np.maximum(self.trials[:, None] - self.successes, 0.0)
+
+    @property
+    def a(self) -> np.ndarray:
+        return self.successes + self.alpha
+
+    @property
+    def b(self) -> np.ndarray:
+        return self.failures + self.beta
+
+    def log_estimate(self, estimate: str) -> tuple[np.ndarray, np.ndarray]:
+        """``(log φ, log(1 - φ))`` of the chosen estimate, both of shape (n_classes, n_features).
+
+        The two logs are computed from their own numerators (never ``log1p(-exp(.))``), so a
+        probability near 1 keeps full precision in its complement. ``"bayes"``, the
+        Beta-Bernoulli posterior predictive, equals the posterior mean.
+        """
+        s, f = self.successes, self.failures
+        if estimate == "mle":
+            num1, num0 = s, np.broadcast_to(f, s.shape)
+        elif estimate == "map":
+            _check_mode_exists(estimate, self.alpha, "alpha")
+            _check_mode_exists(estimate, self.beta, "beta")
+            num1, num0 = s + (np.asarray(self.alpha) - 1.0), f + (np.asarray(self.beta) - 1.0)
+        else:
+            num1, num0 = self.a, self.b
+        den = num1 + num0
+        return log_ratio(num1, den), log_ratio(num0, den)
+
+    def mean(self) -> np.ndarray:
+        a, b = self.a, self.b
+        return a / (a + b)
+
+    def var(self) -> np.ndarray:
+        a, b = self.a, self.b
+        return a * b / ((a + b) ** 2 * (a + b + 1.0))

@@ -1,0 +1,15 @@
+"""Scoring: estimates or posterior predictives -> per-class log-likelihoods of new data.
+
+Discrete event models in :mod:`bayesnb.scoring.discrete`, Gaussian ones in
+:mod:`bayesnb.scoring.gaussian`; the shared log-space normalisation is here.
+"""
+
+from bayesnb.scoring.discrete import (
+    bernoulli_jll,
+    categorical_jll,
+    dot_log_table,
+    normalize_log_proba,
+    polya_jll,
+)
+
+__all__ = ["bernoulli_jll", "categorical_jll", "dot_log_table", "normalize_log_proba", "polya_jll"]

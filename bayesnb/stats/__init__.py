@@ -1,0 +1,16 @@
+"""Sufficient statistics: validated arrays -> additive counts.
+
+Every statistic here is a sum over documents, so fits over chunks (``partial_fit``, Dask
+map-reduce) add up to exactly the statistics of one fit. Discrete event models live in
+:mod:`bayesnb.stats.discrete`, Gaussian ones in :mod:`bayesnb.stats.gaussian`.
+"""
+
+from bayesnb.stats.discrete import (
+    binarize,
+    count_categories,
+    count_classes,
+    count_features,
+    indicator,
+)
+
+__all__ = ["binarize", "count_categories", "count_classes", "count_features", "indicator"]

@@ -1,0 +1,244 @@
+"""Validation: user input -> checked arrays.
+
+The first arrow of the pipe. Everything the later modules receive has passed through here:
+``X`` as a float64 ndarray or a CSR matrix (sparse stays sparse), ``y`` as integer codes into
+``classes_``, ``sample_weight`` as a non-negative float64 vector, hyperparameters as checked
+numbers or arrays. Errors name the argument and the problem.
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+ESTIMATES = ("mle", "map", "mean", "bayes")
+
+__all__ = [
+    "ESTIMATES",
+    "check_X",
+    "check_alpha",
+    "check_class_alpha",
+    "check_class_prior",
+    "check_estimate",
+    "check_X_y",
+    "check_sample_weight",
+    "encode_labels",
+]
+
+
+def check_estimate(estimate: str) -> str:
+    """Return ``estimate`` if it is one of ``"mle"``, ``"map"``, ``"mean"``, ``"bayes"``."""
+    if not isinstance(estimate, str) or estimate not in ESTIMATES:
+        raise ValueError(f"estimate must be one of {ESTIMATES}, got {estimate!r}")
+    return estimate
+
+
+def _finite_values(X) -> np.ndarray:
+    return X.data if sp.issparse(X) else np.asarray(X)
+
+
+def check_X(
+    estimator,
+    X,
+    *,
+    reset: bool,
+    y=None,
+    nonnegative: bool = False,
+    integer: bool = False,
+    allow_sparse: bool = True,
+):
+    """Validate a feature matrix (and optionally labels) for ``estimator``.
+
+    Uses scikit-learn's ``validate_data`` so that ``n_features_in_`` and ``feature_names_in_``
+    are set on ``reset`` and checked otherwise, then adds the checks the event models need.
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+        The estimator whose ``n_features_in_`` / ``feature_names_in_`` are set or checked.
+    X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+    reset : bool
+        True when fitting from scratch.
+    y : array-like, optional
+        Labels, validated for length together with ``X`` when given.
+    nonnegative : bool
+        Require every value ``>= 0`` (counts).
+    integer : bool
+        Require integer values (categories).
+    allow_sparse : bool
+        Accept scipy sparse input (returned as CSR).
+
+    Returns
+    -------
+    X : ndarray of float64 or csr_matrix of float64
+    y : ndarray, only when ``y`` was given
+    """
+    if y is not None and np.ndim(X) == 2 and len(y) != np.shape(X)[0]:
+        raise ValueError(
+            f"X and y have inconsistent numbers of samples: X has {np.shape(X)[0]} rows, "
+            f"y has {len(y)} labels"
+        )
+    params: dict[str, Any] = dict(
+        accept_sparse=["csr", "csc", "coo"] if allow_sparse else False,
+        dtype=np.float64,
+        ensure_all_finite=True,
+        reset=reset,
+    )
+    if y is not None:
+        X, y = validate_data(estimator, X, y, y_numeric=False, multi_output=False, **params)
+    else:
+        X = validate_data(estimator, X, **params)
+    if sp.issparse(X) and X.format != "csr":
+        X = X.tocsr()
+    values = _finite_values(X)
+    if nonnegative and values.size and values.min() < 0:
+        raise ValueError(
+            f"Negative values in data passed to {type(estimator).__name__}: X must hold counts "
+            f"(minimum found {values.min():g})"
+        )
+    if integer and values.size and not np.all(values == np.floor(values)):
+        raise ValueError(
+            f"Non-integer values in data passed to {type(estimator).__name__}: categories must "
+            "be integers 0, 1, 2, ..."
+        )
+    if y is not None:
+        return X, y
+    return X
+
+
+def check_X_y(estimator, X, y, *, reset: bool, **kwargs):
+    """Validate ``X`` and ``y`` together (see :func:`check_X`); ``y`` must be a label vector."""
+    y_arr = np.asarray(y) if not hasattr(y, "iloc") else y.to_numpy()
+    if y_arr.ndim != 1:
+        y_arr = np.squeeze(y_arr) if y_arr.ndim == 2 and 1 in y_arr.shape else y_arr
+    if y_arr.ndim != 1:
+        raise ValueError(f"y must be a 1-D vector of labels, got shape {np.shape(y)}")
+    if y_arr.dtype.kind == "f" and np.isnan(y_arr).any():
+        raise ValueError("y holds NaN: every sample needs a label")
+    if y_arr.dtype.kind == "O" and any(v is None or v != v for v in y_arr):
+        raise ValueError("y holds None/NaN: every sample needs a label")
+    target = type_of_target(y_arr, input_name="y")
+    if target not in ("binary", "multiclass", "unknown"):
+        raise ValueError(
+            f"Unknown label type: {target!r}; y must hold class labels (binary or multiclass)"
+        )
+    return check_X(estimator, X, reset=reset, y=y_arr, **kwargs)
+
+
+def encode_labels(y: np.ndarray, classes: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Encode labels as integer codes into ``classes``.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+    classes : ndarray or None
+        Known classes (sorted); when None they are the sorted unique labels of ``y``.
+
+    Returns
+    -------
+    classes : ndarray
+    codes : ndarray of intp
+    """
+    if classes is None:
+        classes, codes = np.unique(y, return_inverse=True)
+        return classes, codes.astype(np.intp, copy=False)
+    codes = np.searchsorted(classes, y)
+    codes = np.clip(codes, 0, len(classes) - 1)
+    unknown = classes[codes] != y
+    if np.any(unknown):
+        bad = np.unique(np.asarray(y)[unknown])[:5]
+        raise ValueError(
+            f"y holds labels not in classes: {list(bad)}; known classes are {list(classes)}. "
+            "Declare every class in the first partial_fit call with classes=..."
+        )
+    return classes, codes.astype(np.intp, copy=False)
+
+
+def check_classes(classes) -> np.ndarray:
+    """Validate the ``classes=`` argument of ``partial_fit``: unique labels, returned sorted."""
+    arr = np.asarray(classes)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"classes must be a non-empty 1-D list of labels, got {classes!r}")
+    uniq = np.unique(arr)
+    if uniq.size != arr.size:
+        raise ValueError(f"classes holds duplicate labels: {list(arr)}")
+    return uniq
+
+
+def check_sample_weight(sample_weight, X) -> np.ndarray:
+    """Return a float64 weight vector (ones when None); negative or non-finite weights fail."""
+    if sample_weight is None:
+        return np.ones(X.shape[0], dtype=np.float64)
+    w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    if not np.all(np.isfinite(w)):
+        raise ValueError("sample_weight holds NaN or inf")
+    return w
+
+
+def _check_positive_array(value, name: str, n_features: int, *, allow_zero: bool) -> Any:
+    """A positive scalar or a length-``n_features`` array of positive numbers."""
+    if isinstance(value, Real) and not isinstance(value, bool):
+        arr = np.float64(value)
+    else:
+        try:
+            arr = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must be a number or an array of numbers, got {value!r}")
+        if arr.ndim == 0:
+            arr = np.float64(arr)
+        elif arr.shape != (n_features,):
+            raise ValueError(
+                f"{name} must be a scalar or have one value per feature ({n_features}), "
+                f"got shape {arr.shape}"
+            )
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    if allow_zero and np.any(arr < 0):
+        raise ValueError(f"{name} must be >= 0, got {value!r}")
+    if not allow_zero and np.any(arr <= 0):
+        raise ValueError(
+            f"{name} must be > 0 (a Beta/Dirichlet concentration), got {value!r}; "
+            "use estimate='mle' for the unsmoothed counts"
+        )
+    return arr
+
+
+def check_alpha(alpha, n_features: int, name: str = "alpha"):
+    """A feature-prior concentration: a positive scalar or one positive value per feature."""
+    return _check_positive_array(alpha, name, n_features, allow_zero=False)
+
+
+def check_class_alpha(class_alpha) -> float:
+    """The class-prior concentration gamma >= 0 (0 is the Haldane limit: empirical frequencies)."""
+    if not isinstance(class_alpha, Real) or isinstance(class_alpha, bool):
+        raise TypeError(f"class_alpha must be a number >= 0, got {class_alpha!r}")
+    if not np.isfinite(class_alpha) or class_alpha < 0:
+        raise ValueError(f"class_alpha must be a finite number >= 0, got {class_alpha!r}")
+    return float(class_alpha)
+
+
+def check_class_prior(class_prior, n_classes: int) -> np.ndarray:
+    """Validate a user class prior: length K, non-negative, sums to 1 within 1e-8."""
+    try:
+        p = np.asarray(class_prior, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"class_prior must be an array of probabilities, got {class_prior!r}")
+    if p.shape != (n_classes,):
+        raise ValueError(
+            f"class_prior must have one probability per class ({n_classes}), got shape {p.shape}"
+        )
+    if not np.all(np.isfinite(p)) or np.any(p < 0):
+        raise ValueError(f"class_prior must hold finite non-negative probabilities, got {p}")
+    if abs(p.sum() - 1.0) > 1e-8:
+        raise ValueError(f"class_prior must sum to 1 (within 1e-8), sums to {p.sum()!r}")
+    return p
+
+
+def check_fitted(estimator) -> None:
+    """Raise scikit-learn's NotFittedError when ``estimator`` has not been fitted."""
+    check_is_fitted(estimator, "classes_")
