@@ -155,3 +155,74 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         """The most probable class of every document."""
         jll = self.predict_joint_log_proba(X)
         return self.classes_[np.argmax(normalize_log_proba(jll, self.class_log_prior_), axis=1)]
+
+    # -- the Bayesian workflow: each method hands over to the module of its arrow ------------
+    # (imported lazily: PyMC and ArviZ cost seconds to import and plain scoring needs neither)
+    def point_estimate(self, estimate: str = "mean", *, var_names=None, features=None):
+        """The ``"mle"``, ``"map"`` or ``"mean"`` estimate as a 1-chain × 1-draw DataTree."""
+        from bayesnb.draws import point_estimate
+
+        return point_estimate(self, estimate, var_names=var_names, features=features)
+
+    def sample_posterior(
+        self, draws: int = 1000, chains: int = 4, random_seed=None, *, var_names=None, features=None
+    ):
+        """Independent draws from the exact conjugate posterior, as a DataTree."""
+        from bayesnb.draws import sample_posterior
+
+        return sample_posterior(
+            self,
+            draws=draws,
+            chains=chains,
+            random_seed=random_seed,
+            var_names=var_names,
+            features=features,
+        )
+
+    def log_evidence(self) -> float:
+        """Closed-form log marginal likelihood log p(X, y | prior), labels included."""
+        from bayesnb.evidence import log_evidence
+
+        return log_evidence(self)
+
+    def sample(self, n: int, random_seed=None):
+        """Draw ``n`` synthetic documents ``(X, y)`` from the fitted generative model."""
+        from bayesnb.generate import sample
+
+        return sample(self, n, random_seed=random_seed)
+
+    def save(self, path) -> None:
+        """Save the fitted model as one netCDF DataTree file (atomic write, no pickle)."""
+        from bayesnb.io import save
+
+        save(self, path)
+
+    def to_pymc(self, X, y, likelihood: str = "sufficient"):
+        """The same generative model declared in PyMC (``likelihood="data"|"sufficient"``)."""
+        from bayesnb.pymc_models import declare
+
+        return declare(self, X, y, likelihood=likelihood)
+
+    def fit_pymc(
+        self,
+        X,
+        y,
+        draws: int = 1000,
+        tune: int = 1000,
+        chains: int = 4,
+        random_seed=None,
+        **sample_kwargs,
+    ):
+        """Sample the PyMC declaration with NUTS; returns the bayesnb DataTree layout."""
+        from bayesnb.inference import fit_pymc
+
+        return fit_pymc(
+            self,
+            X,
+            y,
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            random_seed=random_seed,
+            **sample_kwargs,
+        )

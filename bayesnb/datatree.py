@@ -1,0 +1,121 @@
+"""DataTree: posterior draws or point estimates -> the one ``xarray.DataTree`` layout.
+
+Every path (point estimates, exact conjugate draws, NUTS) lands here, so ArviZ functions and
+:func:`bayesnb.compare` read any of them. Layout (DESIGN.md §3): group ``posterior`` with
+``class_prior (chain, draw, class)`` and ``feature_prob (chain, draw, class, feature)`` for the
+discrete models (Categorical NB adds a ``value`` dim), ``mean (chain, draw, class, feature)``
+and ``cov (chain, draw, [class,] feature, feature_bis)`` for GDA; coordinates ``class`` (labels
+as strings) and ``feature`` (feature names); attrs name the model, the prior, the estimate and
+the bayesnb version.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+import arviz as az
+import numpy as np
+import xarray as xr
+
+__all__ = ["DIMS", "layout_attrs", "layout_coords", "to_datatree"]
+
+# Dims of every variable the layout knows (sample dims chain/draw are prepended by ArviZ).
+DIMS: dict[str, list[str]] = {
+    "class_prior": ["class"],
+    "feature_prob": ["class", "feature"],
+    "mean": ["class", "feature"],
+    "cov": ["class", "feature", "feature_bis"],
+    "cov_shared": ["feature", "feature_bis"],
+}
+
+
+def layout_coords(est, features=None) -> dict[str, list]:
+    """``class`` and ``feature`` coordinates of a fitted estimator (optionally a feature subset).
+
+    Parameters
+    ----------
+    est : fitted bayesnb estimator
+    features : array-like of int, optional
+        Column indices to keep.
+    """
+    names = getattr(est, "feature_names_in_", None)
+    if names is None:
+        names = np.array([f"x{j}" for j in range(est.n_features_in_)])
+    names = np.asarray(names, dtype=str)
+    if features is not None:
+        names = names[np.asarray(features)]
+    return {
+        "class": [str(c) for c in est.classes_],
+        "feature": list(names),
+        "feature_bis": list(names),
+    }
+
+
+def _jsonable(value):
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, Mapping):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if hasattr(value, "as_dict"):
+        return _jsonable(value.as_dict())
+    return value
+
+
+def layout_attrs(est, *, estimate: str, inference: str) -> dict[str, str]:
+    """Attrs recorded on the ``posterior`` group: model, prior, estimate, inference, version.
+
+    Values are strings (JSON for structured ones) so they survive netCDF unchanged.
+    """
+    from bayesnb import __version__
+
+    params = {k: _jsonable(v) for k, v in est.get_params(deep=False).items()}
+    return {
+        "model": type(est).__name__,
+        "estimate": estimate,
+        "inference_library": inference,
+        "params": json.dumps(params, default=str),
+        "bayesnb_version": __version__,
+    }
+
+
+def to_datatree(
+    est,
+    posterior: Mapping[str, np.ndarray],
+    *,
+    estimate: str,
+    inference: str,
+    features=None,
+    groups: Mapping[str, Mapping[str, np.ndarray]] | None = None,
+    dims: Mapping[str, list[str]] | None = None,
+    coords: Mapping[str, list] | None = None,
+) -> xr.DataTree:
+    """Wrap arrays of shape (chain, draw, *dims) into the bayesnb DataTree layout.
+
+    Parameters
+    ----------
+    est : fitted bayesnb estimator
+    posterior : mapping of variable name -> ndarray (chain, draw, ...)
+    estimate : str
+        ``"mle"``, ``"map"``, ``"mean"`` for point estimates, ``"posterior"`` for draws.
+    inference : str
+        What produced the values (recorded as ``inference_library``).
+    features : array-like of int, optional
+        The feature subset the arrays hold.
+    groups : mapping, optional
+        Further groups (``observed_data``, ``log_likelihood``, ``sample_stats``, ...).
+    dims, coords : mapping, optional
+        Extra dims/coords for variables outside :data:`DIMS`.
+    """
+    all_coords = layout_coords(est, features) | dict(coords or {})
+    all_dims = DIMS | dict(dims or {})
+    data = {"posterior": dict(posterior)} | {k: dict(v) for k, v in (groups or {}).items()}
+    used = {n for g in data.values() for n in g}
+    return az.from_dict(
+        data,
+        coords=all_coords,
+        dims={k: v for k, v in all_dims.items() if k in used},
+        attrs={"posterior": layout_attrs(est, estimate=estimate, inference=inference)},
+    )
