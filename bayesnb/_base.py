@@ -25,6 +25,14 @@ from bayesnb.validation import (
 __all__ = ["GenerativeClassifier"]
 
 
+def _require_y(estimator, y):
+    if y is None:
+        raise ValueError(
+            f"{type(estimator).__name__} requires y to be passed, but the target y is None"
+        )
+    return y
+
+
 class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     """Base class: a class prior Dirichlet(class_alpha) times class-conditional likelihoods.
 
@@ -55,11 +63,11 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         self._check_params()
-        X, y = self._check_input(X, y, reset=True)
+        X, y = self._check_input(X, _require_y(self, y), reset=True)
         classes, codes = encode_labels(y, None)
         if len(classes) < 2:
             raise ValueError(
-                f"y holds a single class ({classes[0]!r}); a classifier needs at least 2 classes"
+                f"y holds one class only ({classes[0]!r}); a classifier needs at least 2 classes"
             )
         self.classes_ = classes
         self._reset_counts(X.shape[1])
@@ -84,14 +92,14 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         first = not hasattr(self, "classes_")
         if first:
             self._check_params()
-        X, y = self._check_input(X, y, reset=first)
+        X, y = self._check_input(X, _require_y(self, y), reset=first)
         if first:
             self.classes_ = check_classes(classes) if classes is not None else np.unique(y)
             self._reset_counts(X.shape[1])
         elif classes is not None and not np.array_equal(check_classes(classes), self.classes_):
             raise ValueError(
-                f"classes={list(classes)} differs from the classes of the first partial_fit "
-                f"call {list(self.classes_)}"
+                f"classes={np.asarray(classes).tolist()} differs from the classes of the first "
+                f"partial_fit call {self.classes_.tolist()}"
             )
         _, codes = encode_labels(y, self.classes_)
         self._add_batch(X, codes, sample_weight)

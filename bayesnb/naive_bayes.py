@@ -53,6 +53,8 @@ class _DiscreteNB(GenerativeClassifier):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         tags.input_tags.positive_only = self._nonnegative
+        # Event models of counts are not meant for the Gaussian blobs of the generic checks.
+        tags.classifier_tags.poor_score = True
         return tags
 
 
@@ -273,7 +275,9 @@ class CategoricalNB(_DiscreteNB):
         if self.min_categories is not None:
             mc = np.broadcast_to(np.asarray(self.min_categories), (n_features,))
             if np.any(mc < 1) or not np.all(mc == np.floor(mc)):
-                raise ValueError(f"min_categories must be integers >= 1, got {self.min_categories!r}")
+                raise ValueError(
+                    f"min_categories must be integers >= 1, got {self.min_categories!r}"
+                )
             k = np.maximum(k, mc.astype(np.intp))
         self.n_categories_ = k
         self._flat_count = np.zeros((len(self.classes_), int(np.sum(k + 1))))

@@ -14,18 +14,23 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
 
 ESTIMATES = ("mle", "map", "mean", "bayes")
 
 __all__ = [
     "ESTIMATES",
     "check_X",
+    "check_X_y",
     "check_alpha",
     "check_class_alpha",
     "check_class_prior",
     "check_estimate",
-    "check_X_y",
     "check_sample_weight",
     "encode_labels",
 ]
@@ -78,11 +83,6 @@ def check_X(
     X : ndarray of float64 or csr_matrix of float64
     y : ndarray, only when ``y`` was given
     """
-    if y is not None and np.ndim(X) == 2 and len(y) != np.shape(X)[0]:
-        raise ValueError(
-            f"X and y have inconsistent numbers of samples: X has {np.shape(X)[0]} rows, "
-            f"y has {len(y)} labels"
-        )
     params: dict[str, Any] = dict(
         accept_sparse=["csr", "csc", "coo"] if allow_sparse else False,
         dtype=np.float64,
@@ -114,8 +114,8 @@ def check_X(
 def check_X_y(estimator, X, y, *, reset: bool, **kwargs):
     """Validate ``X`` and ``y`` together (see :func:`check_X`); ``y`` must be a label vector."""
     y_arr = np.asarray(y) if not hasattr(y, "iloc") else y.to_numpy()
-    if y_arr.ndim != 1:
-        y_arr = np.squeeze(y_arr) if y_arr.ndim == 2 and 1 in y_arr.shape else y_arr
+    if y_arr.ndim == 2 and y_arr.shape[1] == 1:
+        y_arr = column_or_1d(y_arr, warn=True)
     if y_arr.ndim != 1:
         raise ValueError(f"y must be a 1-D vector of labels, got shape {np.shape(y)}")
     if y_arr.dtype.kind == "f" and np.isnan(y_arr).any():
@@ -153,7 +153,8 @@ def encode_labels(y: np.ndarray, classes: np.ndarray | None) -> tuple[np.ndarray
     if np.any(unknown):
         bad = np.unique(np.asarray(y)[unknown])[:5]
         raise ValueError(
-            f"y holds labels not in classes: {list(bad)}; known classes are {list(classes)}. "
+            f"y holds labels not in classes: {bad.tolist()}; known classes are "
+            f"{np.asarray(classes).tolist()}. "
             "Declare every class in the first partial_fit call with classes=..."
         )
     return classes, codes.astype(np.intp, copy=False)
@@ -166,7 +167,7 @@ def check_classes(classes) -> np.ndarray:
         raise ValueError(f"classes must be a non-empty 1-D list of labels, got {classes!r}")
     uniq = np.unique(arr)
     if uniq.size != arr.size:
-        raise ValueError(f"classes holds duplicate labels: {list(arr)}")
+        raise ValueError(f"classes holds duplicate labels: {arr.tolist()}")
     return uniq
 
 
@@ -188,7 +189,9 @@ def _check_positive_array(value, name: str, n_features: int, *, allow_zero: bool
         try:
             arr = np.asarray(value, dtype=np.float64)
         except (TypeError, ValueError):
-            raise TypeError(f"{name} must be a number or an array of numbers, got {value!r}")
+            raise TypeError(
+                f"{name} must be a number or an array of numbers, got {value!r}"
+            ) from None
         if arr.ndim == 0:
             arr = np.float64(arr)
         elif arr.shape != (n_features,):
@@ -227,7 +230,9 @@ def check_class_prior(class_prior, n_classes: int) -> np.ndarray:
     try:
         p = np.asarray(class_prior, dtype=np.float64)
     except (TypeError, ValueError):
-        raise TypeError(f"class_prior must be an array of probabilities, got {class_prior!r}")
+        raise TypeError(
+            f"class_prior must be an array of probabilities, got {class_prior!r}"
+        ) from None
     if p.shape != (n_classes,):
         raise ValueError(
             f"class_prior must have one probability per class ({n_classes}), got shape {p.shape}"

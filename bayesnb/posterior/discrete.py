@@ -79,7 +79,9 @@ class DirichletPosterior:
         posterior mean; the Dirichlet-multinomial predictive of whole documents is scored in
         :mod:`bayesnb.scoring`.
         """
-        counts = np.broadcast_to(self.counts, np.broadcast_shapes(self.counts.shape, np.shape(self.alpha)))
+        counts = np.broadcast_to(
+            self.counts, np.broadcast_shapes(self.counts.shape, np.shape(self.alpha))
+        )
         if estimate == "mle":
             num = counts
         elif estimate == "map":

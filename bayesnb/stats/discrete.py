@@ -14,7 +14,9 @@ import scipy.sparse as sp
 __all__ = ["binarize", "count_categories", "count_classes", "count_features", "indicator"]
 
 
-def indicator(codes: np.ndarray, n_classes: int, weights: np.ndarray | None = None) -> sp.csr_matrix:
+def indicator(
+    codes: np.ndarray, n_classes: int, weights: np.ndarray | None = None
+) -> sp.csr_matrix:
     """The weighted one-hot label matrix ``Y`` of shape (n_samples, n_classes), as CSR."""
     n = codes.shape[0]
     data = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
