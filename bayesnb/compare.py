@@ -1,0 +1,217 @@
+"""Compare: fitted classifiers -> one table of held-out metrics (computing only, no plotting).
+
+:func:`compare` evaluates a dict ``name -> estimator`` (each as configured, bayesnb or any
+scikit-learn classifier) on a held-out split or by cross-validation, and returns an
+``xarray.Dataset`` indexed by ``name``. :func:`all_estimates` builds such a dict for one model
+under the four estimates.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Mapping
+
+import numpy as np
+import xarray as xr
+from sklearn.base import clone
+from sklearn.metrics import accuracy_score, brier_score_loss, log_loss
+from sklearn.model_selection import check_cv
+
+from bayesnb.validation import ESTIMATES
+
+__all__ = ["METRICS", "all_estimates", "compare", "expected_calibration_error"]
+
+# name -> (long name, "higher is better")
+METRICS: dict[str, tuple[str, bool]] = {
+    "accuracy": ("held-out accuracy", True),
+    "log_loss": ("mean negative log-probability of the true label (sklearn log_loss)", False),
+    "brier": ("multiclass Brier score on the full probability matrix", False),
+    "ece": ("expected calibration error, 15 equal-mass bins", False),
+    "lpd": ("held-out log predictive density of the labels, summed", True),
+    "elpd_loo": ("PSIS-LOO ELPD of the training labels (posterior draws)", True),
+    "elpd_loo_se": ("standard error of elpd_loo", False),
+    "pareto_k_bad": ("training documents with Pareto k above the good threshold", False),
+    "n_parameters": ("number of free parameters", False),
+    "fit_time": ("seconds to fit", False),
+    "score_time": ("seconds to predict_proba the test set", False),
+}
+
+
+def all_estimates(estimator, map_params: Mapping | None = None) -> dict[str, object]:
+    """One model under ``"mle"``, ``"map"``, ``"mean"`` and ``"bayes"``: a dict for compare.
+
+    Parameters
+    ----------
+    estimator : bayesnb estimator
+        The configured model (its other parameters are kept).
+    map_params : mapping, optional
+        Parameters for the ``"map"`` entry only, e.g. ``{"alpha": 2.0, "class_alpha": 2.0}``
+        (the mode needs concentrations >= 1; at exactly 1 it equals the MLE).
+
+    Returns
+    -------
+    dict
+        ``{"mle": ..., "map": ..., "mean": ..., "bayes": ...}`` of unfitted clones.
+    """
+    out = {}
+    for est in ESTIMATES:
+        params = {"estimate": est} | (dict(map_params or {}) if est == "map" else {})
+        out[est] = clone(estimator).set_params(**params)
+    return out
+
+
+def expected_calibration_error(y_true, proba: np.ndarray, classes, n_bins: int = 15) -> float:
+    """Expected calibration error of the top-class confidence with equal-mass bins.
+
+    Documents are sorted by the probability of their predicted class and split into
+    ``n_bins`` bins of (nearly) equal size; ECE = Σ_b (n_b / n) |accuracy_b - confidence_b|.
+    """
+    proba = np.asarray(proba)
+    conf = proba.max(axis=1)
+    correct = np.asarray(classes)[proba.argmax(axis=1)] == np.asarray(y_true)
+    order = np.argsort(conf, kind="stable")
+    n = len(conf)
+    total = 0.0
+    for idx in np.array_split(order, min(n_bins, n)):
+        if len(idx):
+            total += len(idx) / n * abs(correct[idx].mean() - conf[idx].mean())
+    return float(total)
+
+
+def n_parameters(estimator) -> int:
+    """Free parameters of a fitted model (probability vectors count one less than their size)."""
+    k = len(estimator.classes_)
+    free_prior = k - 1
+    name = type(estimator).__name__
+    if name == "MultinomialNB":
+        v = estimator.feature_log_prob_.shape[1]
+        return free_prior + k * (v - 1)
+    if name == "BernoulliNB":
+        return free_prior + estimator.feature_log_prob_.size
+    if name == "CategoricalNB":
+        return free_prior + k * int(np.sum(estimator.n_categories_))
+    if name == "GDA":
+        d = estimator.means_.shape[1]
+        cov = {"shared": d * (d + 1) // 2, "per_class": k * d * (d + 1) // 2, "diagonal": k * d}
+        return free_prior + k * d + cov[estimator.covariance]
+    coef = getattr(estimator, "coef_", None)
+    if coef is not None:
+        return int(np.size(coef) + np.size(getattr(estimator, "intercept_", 0)))
+    return -1  # unknown for a foreign estimator
+
+
+def _elpd_loo(estimator, X, y) -> tuple[float, float, float]:
+    """PSIS-LOO of the training labels where the estimator has a posterior; NaN otherwise."""
+    if not hasattr(estimator, "label_log_likelihood"):
+        return np.nan, np.nan, np.nan
+    import arviz as az
+
+    tree = estimator.label_log_likelihood(X, y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        loo = az.loo(tree, var_name="y")
+    for w in caught:  # surface Pareto-k warnings once, named
+        warnings.warn(f"{type(estimator).__name__}: {w.message}", UserWarning, stacklevel=3)
+    good = getattr(loo, "good_k", 0.7)
+    bad = float(np.sum(np.asarray(loo.pareto_k) > good))
+    return float(loo.elpd), float(loo.se), bad
+
+
+def _evaluate(estimator, X_train, y_train, X_test, y_test, loo: bool) -> dict[str, float]:
+    t0 = time.perf_counter()
+    fitted = clone(estimator).fit(X_train, y_train)
+    fit_time = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    proba = fitted.predict_proba(X_test)
+    score_time = time.perf_counter() - t0
+    classes = fitted.classes_
+    y_test = np.asarray(y_test)
+    pred = classes[proba.argmax(axis=1)]
+    index = np.searchsorted(classes, y_test)
+    known = (index < len(classes)) & (classes[np.minimum(index, len(classes) - 1)] == y_test)
+    if not np.all(known):
+        raise ValueError("y_test holds labels the estimator never saw in training")
+    with np.errstate(divide="ignore"):
+        lpd = float(np.sum(np.log(proba[np.arange(len(y_test)), index])))
+    elpd, elpd_se, bad = _elpd_loo(fitted, X_train, y_train) if loo else (np.nan,) * 3
+    return {
+        "accuracy": accuracy_score(y_test, pred),
+        "log_loss": log_loss(y_test, proba, labels=classes),
+        "brier": brier_score_loss(y_test, proba, labels=classes),
+        "ece": expected_calibration_error(y_test, proba, classes),
+        "lpd": lpd,
+        "elpd_loo": elpd,
+        "elpd_loo_se": elpd_se,
+        "pareto_k_bad": bad,
+        "n_parameters": n_parameters(fitted),
+        "fit_time": fit_time,
+        "score_time": score_time,
+    }
+
+
+def compare(
+    estimators: Mapping[str, object],
+    X_train,
+    y_train,
+    X_test=None,
+    y_test=None,
+    cv=None,
+    *,
+    loo: bool = True,
+) -> xr.Dataset:
+    """Evaluate several classifiers on the same data; one row per name.
+
+    Parameters
+    ----------
+    estimators : mapping of str -> estimator
+        Each is cloned and fitted as configured (bayesnb or any scikit-learn classifier).
+    X_train, y_train
+        Training data.
+    X_test, y_test : optional
+        Held-out data. Give these or ``cv``.
+    cv : int or cross-validation splitter, optional
+        Cross-validate on the training data instead (stratified for an int); metrics are
+        averaged over folds and the per-fold values kept in ``<metric>_folds``.
+    loo : bool, default True
+        Compute PSIS-LOO of the training labels for estimators with a posterior.
+
+    Returns
+    -------
+    xarray.Dataset
+        Variables of :data:`METRICS` with dim ``name`` (``.to_dataframe()`` gives a table).
+    """
+    if not isinstance(estimators, Mapping) or not estimators:
+        raise TypeError("estimators must be a non-empty dict of name -> estimator")
+    if (X_test is None) == (cv is None):
+        raise ValueError("give either X_test and y_test (a held-out split) or cv, not both")
+    if X_test is not None and y_test is None:
+        raise ValueError("y_test is required with X_test")
+    names = list(estimators)
+    if cv is None:
+        rows = [_evaluate(estimators[n], X_train, y_train, X_test, y_test, loo) for n in names]
+        data = {m: ("name", [r[m] for r in rows]) for m in METRICS}
+        ds = xr.Dataset(data, coords={"name": names})
+    else:
+        y_arr = np.asarray(y_train)
+        splitter = check_cv(cv, y_arr, classifier=True)
+        folds = list(splitter.split(np.zeros(len(y_arr)), y_arr))
+        table = np.empty((len(names), len(folds), len(METRICS)))
+        for i, n in enumerate(names):
+            for f, (tr, te) in enumerate(folds):
+                r = _evaluate(
+                    estimators[n], _rows(X_train, tr), y_arr[tr], _rows(X_train, te), y_arr[te], loo
+                )
+                table[i, f] = [r[m] for m in METRICS]
+        data = {}
+        for k, m in enumerate(METRICS):
+            data[m] = ("name", table[:, :, k].mean(axis=1))
+            data[f"{m}_folds"] = (("name", "fold"), table[:, :, k])
+        ds = xr.Dataset(data, coords={"name": names, "fold": np.arange(len(folds))})
+    for m, (long_name, higher) in METRICS.items():
+        ds[m].attrs = {"long_name": long_name, "higher_is_better": int(higher)}
+    return ds
+
+
+def _rows(X, idx):
+    return X.iloc[idx] if hasattr(X, "iloc") else X[idx]
