@@ -6,5 +6,6 @@ DESIGN.md §1 as log-probability tables.
 """
 
 from bayesnb.posterior.discrete import BetaPosterior, DirichletPosterior
+from bayesnb.posterior.gaussian import NormalInverseWishartPosterior
 
-__all__ = ["BetaPosterior", "DirichletPosterior"]
+__all__ = ["BetaPosterior", "DirichletPosterior", "NormalInverseWishartPosterior"]

@@ -6,5 +6,6 @@ categorical features, and the class prior); GDA uses the Normal-Inverse-Wishart 
 """
 
 from bayesnb.priors.discrete import Beta, Dirichlet
+from bayesnb.priors.gaussian import NormalInverseWishart
 
-__all__ = ["Beta", "Dirichlet"]
+__all__ = ["Beta", "Dirichlet", "NormalInverseWishart"]

@@ -11,5 +11,14 @@ from bayesnb.scoring.discrete import (
     normalize_log_proba,
     polya_jll,
 )
+from bayesnb.scoring.gaussian import gaussian_jll, student_t_jll
 
-__all__ = ["bernoulli_jll", "categorical_jll", "dot_log_table", "normalize_log_proba", "polya_jll"]
+__all__ = [
+    "bernoulli_jll",
+    "categorical_jll",
+    "dot_log_table",
+    "gaussian_jll",
+    "normalize_log_proba",
+    "polya_jll",
+    "student_t_jll",
+]

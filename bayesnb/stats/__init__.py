@@ -12,5 +12,14 @@ from bayesnb.stats.discrete import (
     count_features,
     indicator,
 )
+from bayesnb.stats.gaussian import GaussianStats, gaussian_stats
 
-__all__ = ["binarize", "count_categories", "count_classes", "count_features", "indicator"]
+__all__ = [
+    "GaussianStats",
+    "binarize",
+    "count_categories",
+    "count_classes",
+    "count_features",
+    "gaussian_stats",
+    "indicator",
+]
