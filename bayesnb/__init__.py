@@ -7,6 +7,9 @@ MLE, MAP, posterior mean or full posterior predictive.
 
 from importlib.metadata import PackageNotFoundError, version
 
+from bayesnb import datasets
+from bayesnb.gda import GDA
+from bayesnb.learning_curve import learning_curve
 from bayesnb.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
 
 try:
@@ -14,4 +17,21 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0"
 
-__all__ = ["BernoulliNB", "CategoricalNB", "MultinomialNB", "__version__"]
+
+def load(path, expected=None):
+    """Load a model saved with ``est.save(path)``; see :func:`bayesnb.io.load`."""
+    from bayesnb.io import load as _load  # lazy: xarray/h5netcdf only when loading
+
+    return _load(path, expected=expected)
+
+
+__all__ = [
+    "GDA",
+    "BernoulliNB",
+    "CategoricalNB",
+    "MultinomialNB",
+    "__version__",
+    "datasets",
+    "learning_curve",
+    "load",
+]

@@ -108,18 +108,22 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     def _add_batch(self, X, codes, sample_weight) -> None:
         w = check_sample_weight(sample_weight, X)
         self._count(X, codes, w)
+        from bayesnb.evidence import learn_hyperparameters
+
+        learn_hyperparameters(self)  # alpha_, class_alpha_: as given, or maximising the evidence
         self._tables = {}  # estimates are derived lazily from the new statistics
 
     def _check_params(self) -> None:
         check_estimate(self.estimate)
-        check_class_alpha(self.class_alpha)
+        if not (isinstance(self.class_alpha, str) and self.class_alpha == "evidence"):
+            check_class_alpha(self.class_alpha)
 
     # -- the class prior ---------------------------------------------------------------------
     @property
     def class_posterior_(self) -> DirichletPosterior:
-        """Dirichlet(class_alpha + N_c) posterior of the class probabilities π."""
+        """Dirichlet(class_alpha_ + N_c) posterior of the class probabilities π."""
         check_fitted(self)
-        return DirichletPosterior(self.class_alpha, self.class_count_, name="class_alpha")
+        return DirichletPosterior(self.class_alpha_, self.class_count_, name="class_alpha")
 
     @property
     def class_log_prior_(self) -> np.ndarray:
@@ -138,7 +142,13 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     def _cached(self, key: str, compute):
         check_fitted(self)
         tables = self.__dict__.setdefault("_tables", {})
-        full_key = (key, self.estimate)
+        # Keyed on every parameter, so set_params(estimate=..., class_prior=...) after fit
+        # rescores instead of serving a stale table (arrays by identity: repr truncates).
+        params = tuple(
+            (k, id(v) if isinstance(v, np.ndarray) else repr(v))
+            for k, v in sorted(self.get_params(deep=False).items())
+        )
+        full_key = (key, params)
         if full_key not in tables:
             check_estimate(self.estimate)
             tables[full_key] = compute()
@@ -162,7 +172,11 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, X) -> np.ndarray:
         """The most probable class of every document."""
         jll = self.predict_joint_log_proba(X)
-        return self.classes_[np.argmax(normalize_log_proba(jll, self.class_log_prior_), axis=1)]
+        best = np.argmax(jll, axis=1)
+        if np.isneginf(jll[np.arange(jll.shape[0]), best]).any():
+            # Some document is impossible under every class: the prior fallback decides.
+            best = np.argmax(normalize_log_proba(jll, self.class_log_prior_), axis=1)
+        return self.classes_[best]
 
     # -- the Bayesian workflow: each method hands over to the module of its arrow ------------
     # (imported lazily: PyMC and ArviZ cost seconds to import and plain scoring needs neither)
@@ -173,7 +187,14 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         return point_estimate(self, estimate, var_names=var_names, features=features)
 
     def sample_posterior(
-        self, draws: int = 1000, chains: int = 4, random_seed=None, *, var_names=None, features=None
+        self,
+        draws: int = 1000,
+        chains: int = 4,
+        random_seed=None,
+        *,
+        var_names=None,
+        features=None,
+        max_bytes: float = 2e9,
     ):
         """Independent draws from the exact conjugate posterior, as a DataTree."""
         from bayesnb.draws import sample_posterior
@@ -185,6 +206,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             random_seed=random_seed,
             var_names=var_names,
             features=features,
+            max_bytes=max_bytes,
         )
 
     def log_evidence(self) -> float:

@@ -18,6 +18,7 @@ from bayesnb.stats.discrete import (
     count_classes,
     count_features,
 )
+from bayesnb.stats.lengths import add_length_counts, count_lengths, empty_length_counts
 from bayesnb.validation import check_alpha, check_X, check_X_y
 
 __all__ = ["BernoulliNB", "CategoricalNB", "MultinomialNB"]
@@ -37,8 +38,10 @@ class _DiscreteNB(GenerativeClassifier):
 
     def _check_params(self) -> None:
         super()._check_params()
-        if isinstance(self.alpha, str):
-            raise ValueError(f"alpha must be a positive number or array, got {self.alpha!r}")
+        if isinstance(self.alpha, str) and self.alpha != "evidence":
+            raise ValueError(
+                f"alpha must be a positive number or array, or 'evidence', got {self.alpha!r}"
+            )
 
     def _reset_counts(self, n_features: int) -> None:
         self.class_count_ = np.zeros(len(self.classes_))
@@ -109,6 +112,16 @@ class MultinomialNB(_DiscreteNB):
         if self.unk and np.ndim(self.alpha) != 0:
             raise ValueError("unk=True needs a scalar alpha: the pooled UNK slot has one prior")
 
+    def _reset_counts(self, n_features: int) -> None:
+        super()._reset_counts(n_features)
+        self.length_count_ = empty_length_counts(len(self.classes_))
+
+    def _count(self, X, codes, weights) -> None:
+        super()._count(X, codes, weights)
+        # Per-class document-length histogram, only needed to generate documents (sample).
+        batch = count_lengths(X, codes, weights, len(self.classes_))
+        self.length_count_ = add_length_counts(self.length_count_, batch)
+
     @property
     def _pooled(self) -> np.ndarray | None:
         """Columns pooled into UNK (never seen in training), or None without ``unk``."""
@@ -118,7 +131,7 @@ class MultinomialNB(_DiscreteNB):
 
     @property
     def posterior_(self) -> DirichletPosterior:
-        alpha = check_alpha(self.alpha, self.n_features_in_)
+        alpha = check_alpha(self.alpha_, self.n_features_in_)
         counts = self.feature_count_
         pooled = self._pooled
         if pooled is not None:
@@ -202,7 +215,7 @@ class BernoulliNB(_DiscreteNB):
 
     @property
     def posterior_(self) -> BetaPosterior:
-        alpha = check_alpha(self.alpha, self.n_features_in_)
+        alpha = check_alpha(self.alpha_, self.n_features_in_)
         beta = alpha if self.beta is None else check_alpha(self.beta, self.n_features_in_, "beta")
         return BetaPosterior(alpha, beta, self.feature_count_, self.class_count_)
 
@@ -321,7 +334,7 @@ class CategoricalNB(_DiscreteNB):
 
     @property
     def posterior_(self) -> DirichletPosterior:
-        alpha = check_alpha(self.alpha, self.n_features_in_)
+        alpha = check_alpha(self.alpha_, self.n_features_in_)
         sizes = self.n_categories_ + 1
         alpha = np.repeat(alpha, sizes) if np.ndim(alpha) else alpha
         return DirichletPosterior(alpha, self._flat_count, sizes=sizes)

@@ -365,6 +365,12 @@ def test_unk_pools_unseen_features():
     np.testing.assert_allclose(
         bayes.predict_joint_log_proba(Xt)[0] - bayes.class_log_prior_, direct
     )
+    # Every column seen: nothing pooled, but the UNK slot still holds prior mass α.
+    full = bnb.MultinomialNB(alpha=1.0, unk=True, estimate="bayes").fit(X[:, :3], y)
+    a = np.hstack([full.feature_count_ + 1.0, np.ones((2, 1))])
+    direct = [dirichlet_multinomial_direct(np.array([1, 0, 2, 0.0]), a[c]) for c in range(2)]
+    got = full.predict_joint_log_proba(np.array([[1, 0, 2]]))[0] - full.class_log_prior_
+    np.testing.assert_allclose(got, direct)
 
 
 def test_categorical_unseen_category_gets_pooled_slot():

@@ -102,7 +102,7 @@ def polya_jll(X, concentration: np.ndarray, pooled: np.ndarray | None = None) ->
     n = np.asarray(X.sum(axis=1)).ravel()
     A = a.sum(axis=1)
     jll = gammaln(A)[None, :] - gammaln(A[None, :] + n[:, None])
-    if pooled is not None and pooled.any():
+    if pooled is not None:  # the UNK column is in A even when no test column maps to it
         a_unk = a[:, -1]
         x_unk = np.asarray(X @ pooled.astype(np.float64)).ravel()
         jll += gammaln(a_unk[None, :] + x_unk[:, None]) - gammaln(a_unk)[None, :]

@@ -1,0 +1,65 @@
+"""Document-length statistics of the multinomial event model.
+
+The multinomial likelihood conditions on each document's length n = Σ_j x_j, so scoring never
+needs it; generating synthetic documents does (:mod:`bayesnb.generate` draws lengths from the
+training length distribution of each class). The statistic is a weighted histogram: entry
+``[c, n]`` is the summed weight of the training documents of class c with length n. Like every
+other statistic it is a sum over documents, so ``partial_fit`` batches add up exactly
+(:func:`add_length_counts`).
+
+Lengths of documents with fractional counts (tf-idf and the like) are rounded to the nearest
+integer: a token-sequence length has to be a whole number.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["add_length_counts", "count_lengths", "empty_length_counts"]
+
+
+def empty_length_counts(n_classes: int) -> sp.csr_matrix:
+    """An empty length histogram of shape (n_classes, 1)."""
+    return sp.csr_matrix((n_classes, 1), dtype=np.float64)
+
+
+def count_lengths(X, codes: np.ndarray, weights: np.ndarray, n_classes: int) -> sp.csr_matrix:
+    """Weighted per-class histogram of document lengths.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        Token counts.
+    codes : ndarray of int of shape (n_samples,)
+        Class codes.
+    weights : ndarray of shape (n_samples,)
+        Sample weights.
+    n_classes : int
+
+    Returns
+    -------
+    csr_matrix of shape (n_classes, max_length + 1)
+        ``[c, n]`` = Σ of the weights of the documents of class c whose length rounds to n.
+        Sparse because lengths are spread thinly over a long range.
+    """
+    lengths = np.rint(np.asarray(X.sum(axis=1), dtype=np.float64).ravel()).astype(np.intp)
+    width = int(lengths.max()) + 1 if lengths.size else 1
+    w = np.asarray(weights, dtype=np.float64)
+    # COO -> CSR sums duplicate (class, length) pairs: that is the histogram.
+    out = sp.coo_matrix((w, (codes, lengths)), shape=(n_classes, width)).tocsr()
+    out.eliminate_zeros()  # zero-weight documents carry no mass
+    return out
+
+
+def add_length_counts(a: sp.csr_matrix, b: sp.csr_matrix) -> sp.csr_matrix:
+    """Sum of two length histograms of possibly different widths (``partial_fit``)."""
+    if a.shape[0] != b.shape[0]:
+        raise ValueError(
+            f"length histograms have {a.shape[0]} and {b.shape[0]} classes; they must agree"
+        )
+    width = max(a.shape[1], b.shape[1])
+    a, b = a.tocsr(copy=True), b.tocsr(copy=True)
+    a.resize((a.shape[0], width))
+    b.resize((b.shape[0], width))
+    return (a + b).tocsr()
