@@ -62,6 +62,9 @@ def bernoulli_jll(Xb, log_p: np.ndarray, log_q: np.ndarray) -> np.ndarray:
     """
     inf_q = np.isneginf(log_q)
     if not inf_q.any():
+        if not np.isneginf(log_p).any():
+            # Smoothed estimates: a single product, as for the multinomial model.
+            return _dot(Xb, (log_p - log_q).T) + log_q.sum(axis=1)
         return dot_log_table(Xb, log_p) - _dot(Xb, log_q.T) + log_q.sum(axis=1)
     # φ = 1 somewhere: a document *without* that feature is impossible in that class.
     fq = np.where(inf_q, 0.0, log_q)
@@ -72,8 +75,8 @@ def bernoulli_jll(Xb, log_p: np.ndarray, log_q: np.ndarray) -> np.ndarray:
     return jll
 
 
-# Counts up to this value are scored through sparse indicator products; larger ones directly.
-_RISING_TERMS = 8
+# Distinct (feature, count) pairs with counts up to this are found through a dense key space.
+_DENSE_COUNTS = 32
 
 
 def polya_jll(X, concentration: np.ndarray, pooled: np.ndarray | None = None) -> np.ndarray:
@@ -82,11 +85,11 @@ def polya_jll(X, concentration: np.ndarray, pooled: np.ndarray | None = None) ->
     ``ln Γ(A_c) - ln Γ(A_c + n) + Σ_j [ln Γ(a_cj + x_j) - ln Γ(a_cj)]``, with ``a`` the
     posterior concentration and ``A_c = Σ_j a_cj``.
 
-    For integer counts the per-feature term is the rising factorial
-    ``Σ_{m < x} ln(a + m)``, so it is ``Σ_m [x > m] · ln(a + m)``: a few sparse indicator
-    products (the total work is the number of tokens, not nnz × K gamma functions); counts
-    above ``_RISING_TERMS`` add their remainder ``ln Γ(a + x) - ln Γ(a + M)`` directly, and
-    non-integer values fall back to ``gammaln`` on the stored entries.
+    For integer counts ``ln Γ(a + x) - ln Γ(a) = x ln a + Σ_{m=1}^{x-1} ln(1 + m/a)``: one
+    product ``X · (ln a)ᵀ``, the cost of scoring a point estimate, plus a correction that is
+    zero for x = 1 and is evaluated once per distinct (feature, count) pair with x ≥ 2, then
+    gathered by a sparse product over those (in text, few) entries. Non-integer values fall
+    back to ``gammaln`` on the stored entries.
 
     Parameters
     ----------
@@ -102,11 +105,12 @@ def polya_jll(X, concentration: np.ndarray, pooled: np.ndarray | None = None) ->
     n = np.asarray(X.sum(axis=1)).ravel()
     A = a.sum(axis=1)
     jll = gammaln(A)[None, :] - gammaln(A[None, :] + n[:, None])
-    if pooled is not None:  # the UNK column is in A even when no test column maps to it
+    if pooled is not None:  # the UNK column exists even when no feature is pooled
         a_unk = a[:, -1]
         x_unk = np.asarray(X @ pooled.astype(np.float64)).ravel()
         jll += gammaln(a_unk[None, :] + x_unk[:, None]) - gammaln(a_unk)[None, :]
-        a_full = np.zeros((a.shape[0], X.shape[1]))
+        # Pooled columns are zeroed out of X below; any positive concentration keeps ln finite.
+        a_full = np.ones((a.shape[0], X.shape[1]))
         a_full[:, ~pooled] = a[:, :-1]
         X = X.multiply((~pooled).astype(np.float64)[None, :]).tocsr()
         a = a_full
@@ -124,21 +128,43 @@ def _rising_factorial_dot(X: sp.csr_matrix, a: np.ndarray) -> np.ndarray:
         out = np.zeros((X.shape[0], a.shape[0]))
         np.add.at(out, rows, terms.T)
         return out
-    with np.errstate(divide="ignore"):
-        out = np.zeros((X.shape[0], a.shape[0]))
-        for m in range(_RISING_TERMS):
-            keep = data > m
-            if not keep.any():
-                break
-            ind = sp.csr_matrix((keep.astype(np.float64), X.indices, X.indptr), shape=X.shape)
-            out += dot_log_table(ind, np.log(a + m))
-        big = data > _RISING_TERMS
-        if big.any():
-            rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))[big]
-            cols = X.indices[big]
-            ac = a[:, cols]
-            terms = gammaln(ac + data[big][None, :]) - gammaln(ac + _RISING_TERMS)
-            np.add.at(out, rows, terms.T)
+    out = np.asarray(X @ np.log(a).T)
+    pos = np.flatnonzero(data >= 2)
+    if pos.size == 0:
+        return out
+    n, v = X.shape
+    cols = X.indices.take(pos).astype(np.int64)
+    x = data.take(pos)
+    pair = np.empty(pos.size, dtype=np.int64)
+    # Pairs with small counts are numbered through a dense (count, feature) key space, the
+    # rare larger ones by np.unique: no sort of every entry.
+    small = x <= _DENSE_COUNTS
+    keys = x[small].astype(np.int64) * v + cols[small]
+    present = np.zeros((_DENSE_COUNTS + 1) * v, dtype=bool)
+    present[keys] = True
+    pair[small] = (np.cumsum(present) - 1)[keys]
+    flat_keys = np.flatnonzero(present)
+    p_col, p_x = flat_keys % v, flat_keys // v
+    if not small.all():
+        (big_x, big_col), inv = np.unique(
+            np.stack([x[~small], cols[~small]]), axis=1, return_inverse=True
+        )
+        pair[~small] = flat_keys.size + inv.ravel()
+        p_col = np.concatenate([p_col, big_col.astype(np.int64)])
+        p_x = np.concatenate([p_x, big_x])
+    ap = a[:, p_col]
+    extra = np.zeros_like(ap)
+    # Σ_{m=1}^{x-1} log1p(m/a) keeps full precision where ln Γ differences cancel (a ≫ x).
+    for m in range(1, min(int(p_x.max()), _DENSE_COUNTS)):
+        sel = p_x > m
+        extra[:, sel] += np.log1p(m / ap[:, sel])
+    large = p_x > _DENSE_COUNTS
+    if large.any():
+        al, xl = ap[:, large], p_x[large]
+        extra[:, large] = gammaln(al + xl) - gammaln(al) - xl * np.log(al)
+    indptr = np.searchsorted(pos, X.indptr)
+    gather = sp.csr_matrix((np.ones(pos.size), pair, indptr), shape=(n, p_col.size))
+    out += np.asarray(gather @ extra.T)
     return out
 
 
@@ -180,9 +206,10 @@ def normalize_log_proba(joint: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
     dead = ~np.isfinite(top[:, 0])
     if dead.any():
         warnings.warn(
-            f"{int(dead.sum())} document(s) have probability 0 under every class (the 'mle' "
-            "estimate gives zero probability to features unseen in a class); their "
-            "predictions fall back to the class prior. Use estimate='mean' to smooth.",
+            f"{int(dead.sum())} document(s) have probability 0 under every class (an "
+            "unsmoothed estimate, 'mle' or 'map' at alpha = 1, gives probability 0 to "
+            "features unseen in a class); their predictions fall back to the class prior. "
+            "Use estimate='mean' to smooth.",
             RuntimeWarning,
             stacklevel=3,
         )

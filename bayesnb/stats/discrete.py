@@ -28,15 +28,51 @@ def count_classes(codes: np.ndarray, weights: np.ndarray, n_classes: int) -> np.
     return np.bincount(codes, weights=weights, minlength=n_classes).astype(np.float64)
 
 
-def count_features(X, codes: np.ndarray, weights: np.ndarray, n_classes: int) -> np.ndarray:
+# Stored values per chunk of the class-sum scatter: its index arrays stay near 0.5 MiB.
+_CHUNK = 1 << 16
+
+
+def count_features(
+    X,
+    codes: np.ndarray,
+    weights: np.ndarray,
+    n_classes: int,
+    *,
+    out: np.ndarray | None = None,
+    threshold: float | None = None,
+) -> np.ndarray:
     """Per-class feature sums ``Σ_{i∈c} w_i x_ij``, shape (n_classes, n_features).
 
-    Sparse ``X`` stays sparse: the product with the sparse one-hot label matrix touches each
-    stored value once, and its K×V result is the only allocation of model size.
+    Sparse ``X`` is scattered straight into the K×V table ``out`` (allocated when None, else
+    added to in place), a chunk of rows at a time: one pass over the stored values and no
+    other array of model size. (The sparse product ``Yᵀ·X`` makes two passes, SciPy's
+    symbolic and numeric phases, and builds a sparse K×V result before densifying it.)
+    With ``threshold``, values are binarised on the fly (``x > threshold`` counts 1): the
+    Bernoulli document frequencies without a binarised copy of ``X``.
     """
-    Yt = indicator(codes, n_classes, weights).T.tocsr()
-    out = Yt @ X
-    return out.toarray() if sp.issparse(out) else np.asarray(out)
+    n, v = X.shape
+    if out is None:
+        out = np.zeros((n_classes, v))
+    if not sp.issparse(X):
+        Xv = X if threshold is None else (X > threshold).astype(np.float64)
+        out += indicator(codes, n_classes, weights).T @ Xv
+        return out
+    flat = out.reshape(-1)  # a view: out is C-contiguous
+    lengths = np.diff(X.indptr)
+    unit = bool(np.all(weights == 1.0))
+    step = max(1, _CHUNK * n // max(X.nnz, 1))
+    for r0 in range(0, n, step):
+        r1 = min(n, r0 + step)
+        s0, s1 = X.indptr[r0], X.indptr[r1]
+        idx = np.repeat(codes[r0:r1] * v, lengths[r0:r1])
+        idx += X.indices[s0:s1]
+        values = X.data[s0:s1]
+        if threshold is not None:
+            values = (values > threshold).astype(np.float64)
+        if not unit:
+            values = values * np.repeat(weights[r0:r1], lengths[r0:r1])
+        np.add.at(flat, idx, values)
+    return out
 
 
 def binarize(X, threshold: float | None):
