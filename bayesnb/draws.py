@@ -1,9 +1,10 @@
 """Draws: the conjugate posterior -> point estimates, exact draws and closed-form summaries.
 
 All three produce the DESIGN.md §3 layout (:func:`bayesnb.datatree.to_datatree`): group
-``posterior`` with ``class_prior (chain, draw, class)`` and ``feature_prob (chain, draw, class,
-feature)``, as probabilities (not logs), so ArviZ reads a point estimate, an exact posterior
-and a NUTS fit alike.
+``posterior`` with ``class_prior (chain, draw, class)`` and, for the naive Bayes models,
+``feature_prob (chain, draw, class, feature)``, as probabilities (not logs); for GDA ``mean
+(chain, draw, class, feature)`` and ``cov (chain, draw, [class,] feature, feature_bis)``. So
+ArviZ reads a point estimate, an exact posterior and a NUTS fit alike.
 
 Model-specific meaning of ``feature_prob``:
 
@@ -17,9 +18,16 @@ Model-specific meaning of ``feature_prob``:
   P(min(x_j, k_j) = v | c). Slots beyond k_j are NaN (padding), so ``nansum`` over ``value``
   is 1.
 
+GDA (``covariance="shared"|"per_class"|"diagonal"``): ``cov`` is (feature, feature_bis) for
+the shared model and (class, feature, feature_bis) otherwise; the diagonal model keeps the
+full matrix layout with exact zeros off the diagonal, so code reading ``cov`` never branches
+on the covariance type.
+
 Exact draws are independent (no Markov chain): Beta draws for Bernoulli features, and
 Dirichlet draws as Gamma variates normalised in place, generated in one call on a
 (chains, draws, K, V)-shaped concentration so the cost stays that of the Gamma variates.
+GDA draws the Normal-Inverse-Wishart posterior by the Bartlett decomposition, batched over
+(chains, draws[, classes]) in numpy (:func:`inverse_wishart_draws`).
 """
 
 from __future__ import annotations
@@ -30,12 +38,16 @@ from numbers import Integral
 import numpy as np
 import xarray as xr
 from scipy.stats import beta as beta_dist
+from scipy.stats import invgamma
+from scipy.stats import t as student_t
 
-from bayesnb.datatree import layout_attrs, layout_coords, to_datatree
+from bayesnb.datatree import DIMS, layout_attrs, layout_coords, to_datatree
 from bayesnb.validation import ESTIMATES, check_class_prior, check_fitted
 
 __all__ = [
+    "GDA_VAR_NAMES",
     "VAR_NAMES",
+    "inverse_wishart_draws",
     "point_estimate",
     "posterior_draws",
     "posterior_summary",
@@ -43,34 +55,38 @@ __all__ = [
 ]
 
 VAR_NAMES = ("class_prior", "feature_prob")
+GDA_VAR_NAMES = ("class_prior", "mean", "cov")
 
 
 # -- dispatch (the one place per module that knows the estimator types) ----------------------
 def _kind(est) -> str:
+    from bayesnb.gda import GDA
     from bayesnb.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
 
     for cls, kind in (
         (BernoulliNB, "bernoulli"),
         (MultinomialNB, "multinomial"),
         (CategoricalNB, "categorical"),
+        (GDA, "gda"),
     ):
         if isinstance(est, cls):
             return kind
     raise TypeError(
         f"{type(est).__name__} is not supported by bayesnb.draws; supported estimators are "
-        "BernoulliNB, MultinomialNB and CategoricalNB"
+        "BernoulliNB, MultinomialNB, CategoricalNB and GDA"
     )
 
 
 # -- argument checks ---------------------------------------------------------------------------
-def _check_var_names(var_names) -> list[str]:
+def _check_var_names(var_names, kind: str) -> list[str]:
+    known = GDA_VAR_NAMES if kind == "gda" else VAR_NAMES
     if var_names is None:
-        return list(VAR_NAMES)
+        return list(known)
     names = [var_names] if isinstance(var_names, str) else list(var_names)
-    bad = [n for n in names if n not in VAR_NAMES]
+    bad = [n for n in names if n not in known]
     if bad or not names:
-        raise ValueError(f"var_names must be a subset of {list(VAR_NAMES)}, got {var_names!r}")
-    return [n for n in VAR_NAMES if n in names]
+        raise ValueError(f"var_names must be a subset of {list(known)}, got {var_names!r}")
+    return [n for n in known if n in names]
 
 
 def _check_features(est, features) -> np.ndarray | None:
@@ -138,7 +154,30 @@ def _pad_categories(segments: list[np.ndarray], width: int) -> np.ndarray:
     return out
 
 
+def _covariance_type(est) -> str:
+    """``"shared"``, ``"per_class"`` or ``"diagonal"``: what the fitted statistics hold."""
+    return est._stats.covariance
+
+
+def _cov_matrix(cov: np.ndarray, covariance: str, features) -> np.ndarray:
+    """A GDA covariance estimate in the layout: diagonal variances (K, d) become (K, d, d)
+    matrices with zeros off the diagonal; ``features`` keeps a principal sub-block."""
+    if covariance == "diagonal":
+        var = cov if features is None else cov[:, features]
+        out = np.zeros((*var.shape, var.shape[-1]))
+        j = np.arange(var.shape[-1])
+        out[..., j, j] = var
+        return out
+    if features is None:
+        return cov
+    return cov[..., features[:, None], features[None, :]]
+
+
 def _extra_layout(est, kind: str, features) -> dict:
+    if kind == "gda":
+        if _covariance_type(est) == "shared":
+            return {"dims": {"cov": ["feature", "feature_bis"]}}
+        return {}
     if kind != "categorical":
         return {}
     _, _, width = _categorical_layout(est, features)
@@ -150,27 +189,30 @@ def _extra_layout(est, kind: str, features) -> dict:
 
 # -- point estimates ---------------------------------------------------------------------------
 def point_estimate(est, estimate: str, var_names=None, features=None) -> xr.DataTree:
-    """A point estimate of the class prior and feature probabilities as a 1 × 1 DataTree.
+    """A point estimate of the model's parameters as a 1 × 1 DataTree.
 
     Parameters
     ----------
-    est : fitted BernoulliNB, MultinomialNB or CategoricalNB
+    est : fitted BernoulliNB, MultinomialNB, CategoricalNB or GDA
     estimate : {"mle", "map", "mean", "bayes"}
         ``"bayes"`` (the posterior predictive) is accepted where it is a point: for the
         Bernoulli and categorical models it equals the posterior mean (the posterior
         factorises over features and a single draw's predictive is the mean). For the
         multinomial model it is the Dirichlet-multinomial predictive of whole documents,
-        which no single θ reproduces, so it is refused.
+        and for GDA the Student-t predictive; no single parameter value reproduces either,
+        so they are refused.
     var_names : str or list of str, optional
-        Subset of ``["class_prior", "feature_prob"]``.
+        Subset of ``["class_prior", "feature_prob"]``, or ``["class_prior", "mean", "cov"]``
+        for GDA.
     features : array-like of int or of feature names, optional
-        Columns to keep.
+        Columns to keep (for GDA ``cov`` keeps the principal sub-block of those columns).
 
     Returns
     -------
     xarray.DataTree
         Group ``posterior`` with chain = draw = 1. The values equal ``exp`` of the
-        estimator's ``class_log_prior_`` and ``feature_log_prob_`` under ``estimate``;
+        estimator's ``class_log_prior_`` and ``feature_log_prob_`` under ``estimate``
+        (GDA: its ``means_`` and ``covariance_``, diagonal variances as a diagonal matrix);
         the class prior honours ``class_prior=`` and ``fit_prior=False``.
     """
     kind = _kind(est)
@@ -183,12 +225,24 @@ def point_estimate(est, estimate: str, var_names=None, features=None) -> xr.Data
             "predictive of whole documents (parameters integrated out). Use 'mean' for the "
             "posterior mean, or sample_posterior() for the posterior itself."
         )
-    names = _check_var_names(var_names)
+    if estimate == "bayes" and kind == "gda":
+        raise ValueError(
+            "estimate='bayes' is not a point for GDA: it is the multivariate Student-t "
+            "predictive (μ_c and Σ integrated out), which no single Gaussian reproduces. Use "
+            "'mean' for the posterior means of μ_c and Σ, or sample_posterior() for the "
+            "posterior itself."
+        )
+    names = _check_var_names(var_names, kind)
     feat = _check_features(est, features)
     view = _with_estimate(est, estimate)
     values: dict[str, np.ndarray] = {}
     if "class_prior" in names:
         values["class_prior"] = np.exp(view.class_log_prior_)
+    if "mean" in names:
+        means = view.means_
+        values["mean"] = means if feat is None else means[:, feat]
+    if "cov" in names:
+        values["cov"] = _cov_matrix(view.covariance_, _covariance_type(est), feat)
     if "feature_prob" in names:
         if kind == "categorical":
             keep, _, width = _categorical_layout(est, feat)
@@ -288,6 +342,132 @@ def _feature_cells(est, kind: str, features) -> int:
     return n_classes * (n + (kind == "multinomial" and features is not None))
 
 
+def _gda_cells(est, names: list[str], features) -> int:
+    """Cells of ``mean`` and ``cov`` per draw (Σ is drawn whenever either is asked for)."""
+    if "mean" not in names and "cov" not in names:
+        return 0
+    n_classes = est.class_count_.shape[0]
+    n = est.n_features_in_ if features is None else features.size
+    n_cov = n * n if _covariance_type(est) == "shared" else n_classes * n * n
+    return n_classes * n + n_cov
+
+
+def inverse_wishart_draws(
+    rng: np.random.Generator, psi: np.ndarray, nu, shape: tuple[int, ...]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Exact draws of Σ ~ IW(psi, nu) by the Bartlett decomposition, batched in numpy.
+
+    With ``psi = L Lᵀ`` (Cholesky) and ``A`` lower triangular, ``A_ii² ~ χ²(ν − i)``
+    (i = 0 .. d−1) and ``A_ij ~ N(0, 1)`` below the diagonal, ``A Aᵀ ~ W(I, ν)`` (Bartlett);
+    its inverse is ``IW(I, ν)``, and ``L (A Aᵀ)⁻¹ Lᵀ ~ IW(L Lᵀ, ν)``. So ``Σ = T Tᵀ`` with
+    ``T = L A⁻ᵀ``. Only the d × d triangular ``A`` of every draw is inverted; ``psi`` is
+    factorised once. ν need not be an integer (χ² variates are Gamma variates).
+
+    The density is ``∝ |Σ|^{-(ν+d+1)/2} exp(−tr(ψ Σ⁻¹)/2)``, mean ``psi / (ν − d − 1)``.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    psi : ndarray of shape (*batch, d, d)
+        Symmetric positive definite scale matrices (``batch`` = () or (n_classes,)).
+    nu : float or ndarray of shape batch
+        Degrees of freedom, > d − 1.
+    shape : tuple of int
+        Leading sample shape, e.g. (chains, draws).
+
+    Returns
+    -------
+    sigma : ndarray of shape (*shape, *batch, d, d)
+        The draws, exactly symmetric.
+    root : ndarray of the same shape
+        ``T`` with ``T Tᵀ = Σ`` (not triangular), to draw ``μ | Σ ~ N(m, Σ/κ)`` as
+        ``m + T z / √κ``.
+
+    Notes
+    -----
+    Peak memory is about three arrays of the size of ``sigma`` (``A``, its inverse, ``T``).
+    """
+    d = psi.shape[-1]
+    batch = psi.shape[:-2]
+    try:
+        L = np.linalg.cholesky(psi)
+    except np.linalg.LinAlgError:
+        raise ValueError(
+            "psi must be symmetric positive definite: its Cholesky factorisation fails"
+        ) from None
+    df = np.asarray(nu, dtype=np.float64)[..., None] - np.arange(d)
+    if np.any(df <= 0):
+        raise ValueError(f"nu must be > d - 1 = {d - 1} for an inverse Wishart, got {nu!r}")
+    A = np.zeros((*shape, *batch, d, d))
+    rows, cols = np.tril_indices(d, -1)
+    A[..., rows, cols] = rng.standard_normal((*shape, *batch, rows.size))
+    diag = np.arange(d)
+    A[..., diag, diag] = np.sqrt(2.0 * rng.standard_gamma(df / 2.0, size=(*shape, *batch, d)))
+    root = L @ np.swapaxes(np.linalg.inv(A), -1, -2)
+    del A
+    sigma = root @ np.swapaxes(root, -1, -2)
+    sigma += np.swapaxes(sigma, -1, -2)
+    sigma *= 0.5
+    return sigma, root
+
+
+def _gda_draws(
+    est,
+    cov_rng: np.random.Generator,
+    mean_rng: np.random.Generator,
+    shape: tuple[int, int],
+    names: list[str],
+    features,
+) -> dict[str, np.ndarray]:
+    """Exact Normal-Inverse-Wishart draws of (μ_c, Σ) for the GDA layout.
+
+    Σ comes from ``cov_rng`` and the standard normals of μ from ``mean_rng``, so asking for
+    ``mean`` alone gives the same values as asking for both. A column subset S draws the
+    marginal posterior of (μ_{c,S}, Σ_SS) directly: the principal sub-block of
+    Σ ~ IW_d(Ψ, ν) is IW_s(Ψ_SS, ν − d + s), and μ_{c,S} | Σ ~ N(μ_{c,S}, Σ_SS/κ_c) involves
+    only that block, so (μ_S, Σ_SS) is again Normal-Inverse-Wishart.
+    """
+    out: dict[str, np.ndarray] = {}
+    if "mean" not in names and "cov" not in names:
+        return out
+    post = est.posterior_
+    covariance = post.covariance_type
+    d = post.stats.n_features
+    feat = np.arange(d) if features is None else features
+    s = feat.size
+    mu = post.mu[:, feat]
+    kappa = post.kappa
+    nu, psi = post.nu, post.psi
+    n_classes = mu.shape[0]
+    want_mean = "mean" in names
+    # Standard normals of μ (their own stream: skipping them leaves Σ unchanged).
+    z = mean_rng.standard_normal((*shape, n_classes, s)) if want_mean else None
+    if covariance == "diagonal":
+        # Normal-Inverse-Gamma per (class, feature): σ² ~ IG((ν_c − d + 1)/2, Ψ_c,jj/2).
+        a = np.broadcast_to(((nu - d + 1.0) / 2.0)[:, None], (n_classes, s))
+        var = (psi[:, feat] / 2.0) / cov_rng.standard_gamma(a, size=(*shape, n_classes, s))
+        if want_mean:
+            z *= np.sqrt(var / kappa[:, None])
+        if "cov" in names:
+            cov = np.zeros((*shape, n_classes, s, s))
+            cov[..., np.arange(s), np.arange(s)] = var
+            out["cov"] = cov
+    else:
+        block = psi[..., feat[:, None], feat[None, :]]
+        sigma, root = inverse_wishart_draws(cov_rng, block, nu - d + s, shape)
+        if want_mean:
+            if covariance == "shared":
+                root = root[..., None, :, :]  # one Σ for every class
+            z = (root @ z[..., None])[..., 0] / np.sqrt(kappa)[:, None]
+        del root
+        if "cov" in names:
+            out["cov"] = sigma
+    if want_mean:
+        z += mu
+        out = {"mean": z, **out}  # the order of GDA_VAR_NAMES: mean, then cov
+    return out
+
+
 def posterior_draws(
     est,
     draws: int = 1000,
@@ -307,24 +487,33 @@ def posterior_draws(
     check_fitted(est)
     draws = _check_positive_int(draws, "draws")
     chains = _check_positive_int(chains, "chains")
-    names = _check_var_names(var_names)
+    names = _check_var_names(var_names, kind)
     feat = _check_features(est, features)
-    if "feature_prob" in names:
-        need = chains * draws * _feature_cells(est, kind, feat) * 8.0
-        if need > max_bytes:
-            raise ValueError(
-                f"sample_posterior would allocate {need / 1e9:.3g} GB for feature_prob "
-                f"(chains × draws × classes × columns × 8 bytes), above max_bytes="
-                f"{max_bytes:.3g}. Select columns with features=..., draw fewer draws/chains, "
-                "use posterior_summary() for closed-form moments, or raise max_bytes."
-            )
-    # One spawned stream per variable: var_names does not change the values drawn.
-    class_rng, feature_rng = np.random.default_rng(random_seed).spawn(2)
+    if kind == "gda":
+        what, cells = "mean and cov", _gda_cells(est, names, feat)
+        formula = "classes × columns + [classes ×] columns²"
+    else:
+        what = "feature_prob"
+        cells = _feature_cells(est, kind, feat) if "feature_prob" in names else 0
+        formula = "classes × columns"
+    need = chains * draws * cells * 8.0
+    if need > max_bytes:
+        raise ValueError(
+            f"sample_posterior would allocate {need / 1e9:.3g} GB for {what} "
+            f"(chains × draws × {formula} × 8 bytes), above max_bytes="
+            f"{max_bytes:.3g}. Select columns with features=..., draw fewer draws/chains, "
+            "use posterior_summary() for closed-form moments, or raise max_bytes."
+        )
+    # One spawned stream per variable: var_names does not change the values drawn. (Children
+    # 0 and 1 are the same whatever the number spawned, so the discrete draws are unchanged.)
+    class_rng, feature_rng, mean_rng = np.random.default_rng(random_seed).spawn(3)
     shape = (chains, draws)
     values: dict[str, np.ndarray] = {}
     if "class_prior" in names:
         values["class_prior"] = _class_draws(est, class_rng, shape)
-    if "feature_prob" in names:
+    if kind == "gda":
+        values |= _gda_draws(est, feature_rng, mean_rng, shape, names, feat)
+    elif "feature_prob" in names:
         if kind == "bernoulli":
             post = est.posterior_
             a, b = post.a, post.b
@@ -356,23 +545,33 @@ def sample_posterior(
     Dirichlet draws are Gamma variates drawn in one call on the (chains, draws, K, V)
     concentration and normalised in place.
 
+    GDA: Σ ~ IW(Ψ, ν) (one per draw for ``"shared"``, one per class and draw for
+    ``"per_class"``, by :func:`inverse_wishart_draws`), ``"diagonal"`` σ²_cj ~
+    InvGamma((ν_c − d + 1)/2, Ψ_c,jj/2); then μ_c | Σ ~ N(μ_c, Σ_c/κ_c), with the
+    posterior hyperparameters of :class:`bayesnb.posterior.NormalInverseWishartPosterior`.
+
     Parameters
     ----------
-    est : fitted BernoulliNB, MultinomialNB or CategoricalNB
+    est : fitted BernoulliNB, MultinomialNB, CategoricalNB or GDA
     draws, chains : int
         Draws per chain and number of chains (positive). Chains are only a layout here.
     random_seed : int, SeedSequence or Generator, optional
         The same seed gives identical arrays. Each variable has its own spawned stream, so
         ``var_names`` does not change the values of the variables kept.
     var_names : str or list of str, optional
-        Subset of ``["class_prior", "feature_prob"]``.
+        Subset of ``["class_prior", "feature_prob"]``, or ``["class_prior", "mean", "cov"]``
+        for GDA.
     features : array-like of int or of feature names, optional
         Columns to draw. For the multinomial model the unselected columns are aggregated
         into one 'rest' category that is drawn and dropped, so the selected columns have
-        exactly their marginal posterior (the Dirichlet aggregation property).
+        exactly their marginal posterior (the Dirichlet aggregation property). For GDA the
+        marginal of the selected block is drawn directly: the principal s × s sub-block of
+        Σ ~ IW_d(Ψ, ν) is IW_s(Ψ_SS, ν − d + s), and μ_c,S given Σ depends on that block
+        only. A subset thus costs s, not d, and has exactly the marginal posterior.
     max_bytes : float, default 2e9
-        Refuse when ``feature_prob`` (chains × draws × classes × columns × 8 bytes) would
-        exceed it.
+        Refuse when the drawn arrays would exceed it: ``feature_prob`` (chains × draws ×
+        classes × columns × 8 bytes), for GDA ``mean`` and ``cov`` together (Σ is drawn
+        for either).
 
     Returns
     -------
@@ -422,27 +621,104 @@ def _beta_summary(a: np.ndarray, b: np.ndarray, ci_prob: float) -> np.ndarray:
     return out
 
 
+def _gda_summary(est, ci_prob: float, features) -> dict[str, tuple[tuple[str, ...], np.ndarray]]:
+    """Closed-form summaries of μ_c and Σ, each stacked as (mean, sd, lower, upper) on axis 0.
+
+    - μ_cj: Student-t with ν' = ν_c − d + 1 degrees of freedom, location μ_cj and squared
+      scale Ψ_c,jj / (κ_c ν') (the marginal of the multivariate t of μ_c; for the diagonal
+      model the Normal-Inverse-Gamma marginal, the same formula). Mean needs ν' > 1, sd
+      ``sqrt(Ψ_jj / (κ_c (ν − d − 1)))`` needs ν' > 2.
+    - Σ_jj: InvGamma((ν − d + 1)/2, Ψ_jj/2), the 1 × 1 marginal of the inverse Wishart.
+    - Σ_ij (i ≠ j): mean Ψ_ij / (ν − d − 1) and variance
+      ``((ν−d+1) Ψ_ij² + (ν−d−1) Ψ_ii Ψ_jj) / ((ν−d)(ν−d−1)²(ν−d−3))``; an off-diagonal entry
+      of an inverse Wishart has no closed-form quantiles, so its bounds are NaN. The diagonal
+      model's off-diagonal entries are exactly 0 (mean, sd and bounds 0).
+
+    Every quantity depends on ν and d only through ν − d, the same for any column subset
+    (the sub-block of an inverse Wishart keeps ν − d), so ``features`` just selects. A moment
+    that does not exist (too few degrees of freedom) is NaN.
+    """
+    post = est.posterior_
+    covariance = post.covariance_type
+    d = post.stats.n_features
+    feat = np.arange(d) if features is None else features
+    s = feat.size
+    n_classes = post.stats.n_classes
+    excess = np.broadcast_to(post.nu - d, (n_classes,)).astype(np.float64)  # ν − d per class
+    psi = post.psi
+    if covariance == "diagonal":
+        psi_diag = psi[:, feat]
+    elif covariance == "shared":
+        psi_diag = np.broadcast_to(np.diagonal(psi)[feat], (n_classes, s))
+    else:
+        psi_diag = np.diagonal(psi, axis1=1, axis2=2)[:, feat]
+    tail = (1.0 - ci_prob) / 2.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # μ_cj: Student-t marginals.
+        dof = (excess + 1.0)[:, None]
+        scale = np.sqrt(psi_diag / (post.kappa[:, None] * dof))
+        loc = post.mu[:, feat]
+        mean_mu = np.where(dof > 1, loc, np.nan)
+        sd_mu = np.where(dof > 2, np.sqrt(psi_diag / (post.kappa[:, None] * (dof - 2.0))), np.nan)
+        lo_mu = student_t.ppf(tail, dof, loc, scale)
+        hi_mu = student_t.ppf(1.0 - tail, dof, loc, scale)
+        mean_stats = np.stack([mean_mu, sd_mu, lo_mu, hi_mu])
+        # Σ_jj: inverse-gamma marginals; Σ_ij: moments only.
+        m = excess[:, None, None] if covariance != "shared" else excess[0]
+        if covariance == "diagonal":
+            block = np.zeros((n_classes, s, s))
+            block[:, np.arange(s), np.arange(s)] = psi_diag
+        else:
+            block = psi[..., feat[:, None], feat[None, :]]
+        pdiag = np.diagonal(block, axis1=-2, axis2=-1)
+        cov_mean = np.where(m > 1, block / (m - 1.0), np.nan)
+        outer = pdiag[..., :, None] * pdiag[..., None, :]
+        cov_var = ((m + 1.0) * block**2 + (m - 1.0) * outer) / (m * (m - 1.0) ** 2 * (m - 3.0))
+        cov_sd = np.where(m > 3, np.sqrt(cov_var), np.nan)
+        # Shape of every Σ_jj: (ν − d + 1)/2, a scalar (shared) or one per class.
+        a = (m + 1.0) / 2.0 if covariance == "shared" else (excess[:, None] + 1.0) / 2.0
+        lo_cov = np.full(block.shape, np.nan)
+        hi_cov = np.full(block.shape, np.nan)
+        j = np.arange(s)
+        lo_cov[..., j, j] = invgamma.ppf(tail, a, scale=pdiag / 2.0)
+        hi_cov[..., j, j] = invgamma.ppf(1.0 - tail, a, scale=pdiag / 2.0)
+    cov_stats = np.stack([cov_mean, cov_sd, lo_cov, hi_cov])
+    if covariance == "diagonal":
+        off = ~np.eye(s, dtype=bool)
+        cov_stats[..., off] = 0.0
+    cov_dims = ("feature", "feature_bis") if covariance == "shared" else DIMS["cov"]
+    return {
+        "mean": (("summary", "class", "feature"), mean_stats),
+        "cov": (("summary", *cov_dims), cov_stats),
+    }
+
+
 def posterior_summary(est, ci_prob: float = 0.89, features=None) -> xr.Dataset:
     """Closed-form posterior mean, sd and equal-tailed interval of every parameter.
 
-    Every parameter has a Beta marginal (Bernoulli φ directly; each component of a Dirichlet
-    is Beta(a_k, A − a_k)), so no draws are needed: use this for vocabularies too large to
-    sample. Layout and labels follow ``az.summary(..., fmt="xarray")``.
+    Naive Bayes: every parameter has a Beta marginal (Bernoulli φ directly; each component of
+    a Dirichlet is Beta(a_k, A − a_k)), so no draws are needed: use this for vocabularies too
+    large to sample. GDA: μ_cj has a Student-t marginal, Σ_jj an inverse-gamma one, and the
+    off-diagonal Σ_ij have closed-form mean and sd but no closed-form quantiles (their bounds
+    are NaN); see :func:`_gda_summary`. Layout and labels follow
+    ``az.summary(..., fmt="xarray")``.
 
     Parameters
     ----------
-    est : fitted BernoulliNB, MultinomialNB or CategoricalNB
+    est : fitted BernoulliNB, MultinomialNB, CategoricalNB or GDA
     ci_prob : float, default 0.89
-        Probability inside the interval (0 < ci_prob < 1); the interval bounds are
-        ``scipy.stats.beta.ppf((1 ∓ ci_prob) / 2, a, b)``.
+        Probability inside the interval (0 < ci_prob < 1); the bounds are the
+        ``(1 ∓ ci_prob) / 2`` quantiles of the marginals.
     features : array-like of int or of feature names, optional
 
     Returns
     -------
     xarray.Dataset
         ``class_prior (summary, class)`` and ``feature_prob (summary, class, feature[, value])``
-        with ``summary`` = ``["mean", "sd", "eti{P}_lb", "eti{P}_ub"]``, P = int(100 ci_prob).
-        A fixed class prior has sd 0.
+        (GDA: ``mean (summary, class, feature)`` and ``cov (summary, [class,] feature,
+        feature_bis)``) with ``summary`` = ``["mean", "sd", "eti{P}_lb", "eti{P}_ub"]``,
+        P = int(100 ci_prob). A fixed class prior has sd 0; a moment that does not exist is
+        NaN.
     """
     kind = _kind(est)
     check_fitted(est)
@@ -460,27 +736,7 @@ def posterior_summary(est, ci_prob: float = 0.89, features=None) -> xr.Dataset:
     else:
         conc = est.class_posterior_.concentration
         cls = _beta_summary(conc, conc.sum() - conc, ci_prob)
-    post = est.posterior_
-    if kind == "bernoulli":
-        a, b = post.a, post.b
-        if feat is not None:
-            a, b = a[:, feat], b[:, feat]
-        fp = _beta_summary(a, b, ci_prob)
-        fdims = ["class", "feature"]
-    elif kind == "multinomial":
-        conc = post.concentration
-        cat, _ = _multinomial_columns(est)
-        cols = cat if feat is None else cat[feat]
-        total = conc.sum(axis=1, keepdims=True)
-        fp = _beta_summary(conc[:, cols], (total - conc)[:, cols], ci_prob)
-        fdims = ["class", "feature"]
-    else:
-        keep, _, width = _categorical_layout(est, feat)
-        conc = post.concentration
-        b = post.segment_sum(conc) - conc
-        segs = _category_slots(est, keep)
-        fp = _pad_categories([_beta_summary(conc[:, s], b[:, s], ci_prob) for s in segs], width)
-        fdims = ["class", "feature", "value"]
+    variables = {"class_prior": (("summary", "class"), cls)}
     perc = int(ci_prob * 100)
     coords = layout_coords(est, feat)
     out_coords = {
@@ -488,13 +744,35 @@ def posterior_summary(est, ci_prob: float = 0.89, features=None) -> xr.Dataset:
         "class": coords["class"],
         "feature": coords["feature"],
     }
-    if kind == "categorical":
-        out_coords["value"] = list(range(fp.shape[-1]))
+    if kind == "gda":
+        variables |= _gda_summary(est, ci_prob, feat)
+        out_coords["feature_bis"] = coords["feature_bis"]
+    else:
+        post = est.posterior_
+        if kind == "bernoulli":
+            a, b = post.a, post.b
+            if feat is not None:
+                a, b = a[:, feat], b[:, feat]
+            fp = _beta_summary(a, b, ci_prob)
+            fdims = ["class", "feature"]
+        elif kind == "multinomial":
+            conc = post.concentration
+            cat, _ = _multinomial_columns(est)
+            cols = cat if feat is None else cat[feat]
+            total = conc.sum(axis=1, keepdims=True)
+            fp = _beta_summary(conc[:, cols], (total - conc)[:, cols], ci_prob)
+            fdims = ["class", "feature"]
+        else:
+            keep, _, width = _categorical_layout(est, feat)
+            conc = post.concentration
+            b = post.segment_sum(conc) - conc
+            segs = _category_slots(est, keep)
+            fp = _pad_categories([_beta_summary(conc[:, s], b[:, s], ci_prob) for s in segs], width)
+            fdims = ["class", "feature", "value"]
+            out_coords["value"] = list(range(fp.shape[-1]))
+        variables["feature_prob"] = (("summary", *fdims), fp)
     return xr.Dataset(
-        {
-            "class_prior": (("summary", "class"), cls),
-            "feature_prob": (("summary", *fdims), fp),
-        },
+        variables,
         coords=out_coords,
         attrs=layout_attrs(est, estimate="posterior", inference="bayesnb closed form"),
     )

@@ -9,7 +9,8 @@ multinomial coefficients), so it is a sum of independent conjugate pieces:
 - Bernoulli NB: ``Σ_cj [B(α + D_cj, β + N_c − D_cj) − B(α, β)]`` (B = ln Beta function);
 - multinomial NB: ``Σ_c [ln Γ(A) − ln Γ(A + T_c) + Σ_j (ln Γ(α_j + T_cj) − ln Γ(α_j))]``,
   A = Σ_j α_j;
-- categorical NB: the same Dirichlet-multinomial term per (class, feature) segment.
+- categorical NB: the same Dirichlet-multinomial term per (class, feature) segment;
+- GDA: the Normal-Inverse-Wishart marginal likelihood (:func:`niw_log_evidence`).
 
 Maximising it over one symmetric concentration gives ``alpha="evidence"`` and
 ``class_alpha="evidence"`` (empirical Bayes; :func:`learn_hyperparameters`, run after every
@@ -25,6 +26,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy.special import betaln, digamma, gammaln, xlogy
 
+from bayesnb.posterior.gaussian import NormalInverseWishartPosterior
 from bayesnb.validation import check_alpha, check_class_prior, check_fitted
 
 __all__ = [
@@ -35,6 +37,8 @@ __all__ = [
     "fit_symmetric_dirichlet",
     "learn_hyperparameters",
     "log_evidence",
+    "log_multigamma",
+    "niw_log_evidence",
 ]
 
 # Search range of a learned concentration. Outside it the evidence is flat to many digits,
@@ -47,18 +51,20 @@ _RTOL = 1e-11
 
 # -- dispatch (the one place per module that knows the estimator types) ----------------------
 def _kind(est) -> str:
+    from bayesnb.gda import GDA
     from bayesnb.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
 
     for cls, kind in (
         (BernoulliNB, "bernoulli"),
         (MultinomialNB, "multinomial"),
         (CategoricalNB, "categorical"),
+        (GDA, "gda"),
     ):
         if isinstance(est, cls):
             return kind
     raise TypeError(
         f"{type(est).__name__} has no closed-form evidence in bayesnb.evidence; supported "
-        "estimators are BernoulliNB, MultinomialNB and CategoricalNB"
+        "estimators are BernoulliNB, MultinomialNB, CategoricalNB and GDA"
     )
 
 
@@ -108,6 +114,82 @@ def beta_log_evidence(alpha, beta, successes: np.ndarray, failures: np.ndarray) 
     return float(np.sum(betaln(alpha + successes, beta + failures) - betaln(alpha, beta)))
 
 
+def log_multigamma(a, d: int) -> np.ndarray:
+    """Log multivariate gamma function ln Γ_d(a), elementwise over an array ``a``.
+
+    ``ln Γ_d(a) = d(d − 1)/4 · ln π + Σ_{j=1..d} ln Γ(a + (1 − j)/2)`` (scipy's
+    ``multigammaln`` takes a scalar ``a`` only).
+    """
+    a = np.asarray(a, dtype=np.float64)
+    j = np.arange(d)
+    return 0.25 * d * (d - 1) * np.log(np.pi) + gammaln(a[..., None] - 0.5 * j).sum(axis=-1)
+
+
+def _log_det_spd(matrix: np.ndarray) -> np.ndarray:
+    """log |M| of symmetric positive definite matrices through their Cholesky factors."""
+    L = np.linalg.cholesky(matrix)
+    return 2.0 * np.log(np.diagonal(L, axis1=-2, axis2=-1)).sum(axis=-1)
+
+
+def niw_log_evidence(post: NormalInverseWishartPosterior) -> float:
+    """Log marginal likelihood log p(X | y) of GDA under its Normal-Inverse-Wishart prior.
+
+    Per class (Murphy 2007, "Conjugate Bayesian analysis of the Gaussian distribution",
+    eq. 266), with N_c the class count, κ_c = κ0 + N_c, ν_c = ν0 + N_c::
+
+        log p(X_c) = −(N_c d/2) ln π + (d/2) ln(κ0/κ_c) + ln Γ_d(ν_c/2) − ln Γ_d(ν0/2)
+                     + (ν0/2) ln|Ψ0| − (ν_c/2) ln|Ψ_c|
+
+    summed over classes. Shared Σ: given Σ each class mean integrates out on its own
+    (a factor (κ0/κ_c)^{d/2} |Σ|^{−N_c/2} exp(−tr(Σ⁻¹ [S_c + κ0 N_c/κ_c · δ_c δ_cᵀ])/2) per
+    class, times (2π)^{−N_c d/2}); the product over classes has one Σ left, whose inverse
+    Wishart integral gives, with ν = ν0 + N and Ψ the pooled posterior scale::
+
+        log p(X | y) = −(N d/2) ln π + Σ_c (d/2) ln(κ0/κ_c) + ln Γ_d(ν/2) − ln Γ_d(ν0/2)
+                       + (ν0/2) ln|Ψ0| − (ν/2) ln|Ψ|
+
+    (the powers of 2 from the Gaussian and both Wishart normalisers cancel). The diagonal
+    model is a Normal-Inverse-Gamma model per (class, feature): the d = 1 case of the first
+    formula with ν replaced by ν − d + 1 (the 1 × 1 marginal of the inverse Wishart) and
+    Ψ by Ψ_jj. Sample weights enter as fractional counts (integer weights = repeated rows).
+    Log determinants come from Cholesky factors and the Gamma functions from ``gammaln``.
+
+    Parameters
+    ----------
+    post : NormalInverseWishartPosterior
+        The fitted posterior (``est.posterior_``): resolved prior and statistics.
+
+    Returns
+    -------
+    float
+    """
+    prior, st = post.prior, post.stats
+    d = st.n_features
+    kappa0, nu0 = float(prior.kappa0), float(prior.nu0)
+    counts = st.count
+    log_kappa = 0.5 * np.log(kappa0 / post.kappa)  # per class, per dimension
+    if post.covariance_type == "diagonal":
+        nu0_1 = nu0 - d + 1.0
+        nu_1 = post.nu - d + 1.0  # (K,)
+        psi0 = np.diagonal(prior.psi0)  # (d,)
+        per_cell = (
+            gammaln(nu_1 / 2.0)[:, None]
+            - gammaln(nu0_1 / 2.0)
+            + 0.5 * nu0_1 * np.log(psi0)
+            - 0.5 * nu_1[:, None] * np.log(post.psi)
+        )
+        return float(-0.5 * counts.sum() * d * np.log(np.pi) + d * log_kappa.sum() + per_cell.sum())
+    nu = post.nu
+    log_det0 = float(_log_det_spd(prior.psi0))
+    log_det = _log_det_spd(post.psi)  # scalar (shared) or (K,)
+    iw = log_multigamma(nu / 2.0, d) - log_multigamma(nu0 / 2.0, d)
+    iw = iw + 0.5 * nu0 * log_det0 - 0.5 * nu * log_det
+    if post.covariance_type == "per_class":
+        # A class without data contributes exactly 0 (posterior = prior).
+        iw = np.where(counts > 0, iw, 0.0)
+    return float(-0.5 * counts.sum() * d * np.log(np.pi) + d * log_kappa.sum() + np.sum(iw))
+
+
 def _offsets(n: int, sizes) -> np.ndarray:
     if sizes is None:
         return np.zeros(1, dtype=np.intp)
@@ -141,9 +223,14 @@ def log_evidence(est) -> float:
     batches only through the statistics (not batch by batch). With ``unk=True`` the
     multinomial evidence is that of the model over the seen features plus the UNK category.
 
+    GDA: the Normal-Inverse-Wishart evidence of the features given the labels
+    (:func:`niw_log_evidence`; a density, so it can exceed 0) plus the same class term. With
+    the default data-scaled prior the prior depends on the data (empirical Bayes), so the
+    value compares models on the same data only.
+
     Parameters
     ----------
-    est : fitted BernoulliNB, MultinomialNB or CategoricalNB
+    est : fitted BernoulliNB, MultinomialNB, CategoricalNB or GDA
         Uses the fitted ``alpha_`` and ``class_alpha_`` (learned values when the estimator was
         built with ``"evidence"``).
 
@@ -162,7 +249,9 @@ def log_evidence(est) -> float:
     kind = _kind(est)
     check_fitted(est)
     post = est.posterior_
-    if kind == "bernoulli":
+    if kind == "gda":
+        feat = niw_log_evidence(post)
+    elif kind == "bernoulli":
         feat = beta_log_evidence(post.alpha, post.beta, post.successes, post.failures)
     else:  # multinomial and categorical: Dirichlet segments
         feat = dirichlet_log_evidence(post.alpha, post.counts, post.sizes)

@@ -17,10 +17,17 @@ The generative story of each model run forward with the parameters of the estima
   uniformly chosen pooled (never seen) column; when no column is pooled the UNK slot is
   dropped and θ renormalised over the seen words.
 
+- GDA: x | c ~ N(μ_c, Σ_c) with the means and covariance of the estimate (``means_``,
+  ``covariance_``; independent features with the per-class variances for
+  ``covariance="diagonal"``). X is a dense float64 array.
+
 ``estimate="bayes"`` generates from the posterior predictive that it scores with: for the
 Bernoulli and categorical models that is the posterior mean; for the multinomial model every
 document draws its own θ ~ Dirichlet(α + T_c) before its tokens (the Dirichlet-multinomial
-predictive of one document).
+predictive of one document); for GDA every sample is a multivariate Student-t draw
+``μ_c + L z · sqrt(ν'/g)``, g ~ χ²(ν'), with ν' = ν − d + 1 and ``L Lᵀ = Ψ (κ_c + 1) /
+(κ_c ν')`` (the diagonal model: one independent univariate t per feature, each with its own g,
+as its predictive is a product over features).
 """
 
 from __future__ import annotations
@@ -40,18 +47,20 @@ _CHUNK_CELLS = 1 << 22
 
 # -- dispatch (the one place per module that knows the estimator types) ----------------------
 def _generator(est):
+    from bayesnb.gda import GDA
     from bayesnb.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
 
     for cls, impl in (
         (BernoulliNB, _bernoulli),
         (MultinomialNB, _multinomial),
         (CategoricalNB, _categorical),
+        (GDA, _gaussian),
     ):
         if isinstance(est, cls):
             return impl
     raise TypeError(
         f"{type(est).__name__} cannot generate data through bayesnb.generate; supported "
-        "estimators are BernoulliNB, MultinomialNB and CategoricalNB"
+        "estimators are BernoulliNB, MultinomialNB, CategoricalNB and GDA"
     )
 
 
@@ -60,7 +69,7 @@ def sample(est, n: int, random_seed=None) -> tuple[np.ndarray | sp.csr_matrix, n
 
     Parameters
     ----------
-    est : fitted BernoulliNB, MultinomialNB or CategoricalNB
+    est : fitted BernoulliNB, MultinomialNB, CategoricalNB or GDA
     n : int
         Number of documents (>= 0).
     random_seed : int, SeedSequence or Generator, optional
@@ -68,7 +77,8 @@ def sample(est, n: int, random_seed=None) -> tuple[np.ndarray | sp.csr_matrix, n
 
     Returns
     -------
-    X : ndarray of int64 of shape (n, n_features), or csr_matrix for MultinomialNB
+    X : ndarray of int64 of shape (n, n_features), csr_matrix for MultinomialNB, ndarray of
+        float64 for GDA
     y : ndarray of shape (n,)
         Labels drawn from the class prior, of the dtype of ``est.classes_``.
     """
@@ -94,6 +104,46 @@ def _categorical(est, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray
         u = rng.random(codes.shape[0]) * cdf[codes, -1]  # rows sum to 1 up to rounding
         # Inverse CDF: the number of slots whose cumulative probability is <= u.
         X[:, j] = np.minimum((u[:, None] >= cdf[codes]).sum(axis=1), table.shape[1] - 1)
+    return X
+
+
+def _gaussian(est, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    fitted = est._fitted
+    covariance = fitted.covariance_type
+    n, d = codes.shape[0], est.n_features_in_
+    Z = rng.standard_normal((n, d))
+    if est.estimate == "bayes":
+        loc, dof = fitted.loc, fitted.dof
+        # Scale Ψ (κ_c + 1)/(κ_c ν'): Ψ's factor times a per-class scalar, per sample.
+        s = (fitted.kappa + 1.0) / (fitted.kappa * dof)
+        g_shape = (n, d) if covariance == "diagonal" else (n, 1)
+        g = 2.0 * rng.standard_gamma(dof[codes][:, None] / 2.0, size=g_shape)
+        Z *= np.sqrt(s[codes] * dof[codes])[:, None] / np.sqrt(g)
+        means, factor = loc, fitted.psi_factor
+        if covariance == "diagonal":
+            factor = np.sqrt(factor)  # Ψ's diagonal -> standard deviations
+    else:
+        means, factor = fitted.means, fitted.factor
+        bad = np.flatnonzero(~fitted.valid)
+        if np.isin(codes, bad).any():
+            label = np.asarray(est.classes_)[bad[:1]].tolist()[0]  # a plain repr, not np.int64
+            raise ValueError(
+                f"class {label!r} has no estimate under estimate="
+                f"{est.estimate!r} (no training samples) but has prior probability > 0; "
+                "use estimate='mean' or a class_prior without it"
+            )
+        if covariance == "diagonal":
+            factor = np.sqrt(factor)  # variances -> standard deviations
+    if covariance == "diagonal":
+        X = Z * factor[codes]
+    elif covariance == "shared":
+        X = Z @ factor.T
+    else:
+        X = np.empty((n, d))
+        for c in np.unique(codes):
+            rows = codes == c
+            X[rows] = Z[rows] @ factor[c].T
+    X += means[codes]
     return X
 
 
@@ -154,8 +204,9 @@ def _multinomial(est, codes: np.ndarray, rng: np.random.Generator) -> sp.csr_mat
                 continue
             p = theta[c]
             if not p.sum() > 0:
+                label = np.asarray(est.classes_)[c : c + 1].tolist()[0]
                 raise ValueError(
-                    f"class {est.classes_[c]!r} has no word probabilities under "
+                    f"class {label!r} has no word probabilities under "
                     f"estimate={est.estimate!r} (no training tokens); use estimate='mean'"
                 )
             rows.append(np.repeat(idx, lengths[idx]))

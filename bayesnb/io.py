@@ -12,7 +12,20 @@ File layout (engine h5netcdf):
   multinomial models; the multinomial length histogram ``length_count_`` as COO triplets
   ``length_class, length_value, length_weight (length_entry)``; for the categorical model
   ``category_count (class, slot)`` (the concatenated category axis) and
-  ``n_categories (feature)``.
+  ``n_categories (feature)``; for GDA the class means as offsets from an origin,
+  ``mean_offset (class, feature)`` and ``shift (feature)``, and the centred within-class
+  ``scatter``: ``(feature, feature_bis)`` shared, ``(class, feature, feature_bis)`` per class,
+  ``(class, feature)`` diagonal (:class:`bayesnb.stats.gaussian.GaussianStats`, stored as is,
+  so no precision is lost to raw sums of squares);
+- group ``prior`` (GDA only): the *resolved* Normal-Inverse-Wishart hyperparameters
+  ``mu0 (feature)``, ``kappa0 ()``, ``psi0 (feature, feature_bis)``, ``nu0 ()`` — the
+  data-scaled defaults as computed at save time. The checksum covers them too.
+
+The ``prior`` parameter of GDA is stored in ``params`` as given (None stays None: a loaded
+model that keeps learning re-resolves its default prior from the grown statistics, as the
+original would). On load the prior is resolved again from the loaded statistics and must
+equal the stored one bitwise, otherwise the file is refused (a bayesnb whose default prior
+differs would silently change the predictions).
 
 A model is rebuilt from its parameters and statistics, so ``predict_proba`` of a loaded model
 equals the saved one bitwise. Attrs are parsed as data (JSON, validated against the
@@ -45,9 +58,10 @@ _ENGINE = "h5netcdf"
 
 # -- dispatch (the one place per module that knows the estimator types) ----------------------
 def _models() -> dict[str, type]:
+    from bayesnb.gda import GDA
     from bayesnb.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
 
-    return {cls.__name__: cls for cls in (BernoulliNB, MultinomialNB, CategoricalNB)}
+    return {cls.__name__: cls for cls in (BernoulliNB, MultinomialNB, CategoricalNB, GDA)}
 
 
 def _model_name(est) -> str:
@@ -73,11 +87,66 @@ def _statistics(est, name: str) -> dict[str, tuple[tuple[str, ...], np.ndarray]]
     if name == "CategoricalNB":
         stats["category_count"] = (("class", "slot"), est._flat_count)
         stats["n_categories"] = (("feature",), np.asarray(est.n_categories_, dtype=np.int64))
+    if name == "GDA":
+        st = est._stats
+        stats["mean_offset"] = (("class", "feature"), st.offset)
+        stats["shift"] = (("feature",), st.shift)
+        stats["scatter"] = (_SCATTER_DIMS[st.covariance], st.scatter)
     return stats
 
 
-def _restore(est, name: str, data: dict[str, np.ndarray], fitted: dict) -> None:
+# Dims of the stored GDA scatter, by covariance type.
+_SCATTER_DIMS = {
+    "shared": ("feature", "feature_bis"),
+    "per_class": ("class", "feature", "feature_bis"),
+    "diagonal": ("class", "feature"),
+}
+_PRIOR_DIMS = {"mu0": ("feature",), "kappa0": (), "psi0": ("feature", "feature_bis"), "nu0": ()}
+
+
+def _resolved_prior(est) -> dict[str, tuple[tuple[str, ...], np.ndarray]]:
+    """The resolved NIW hyperparameters of a fitted GDA as ``name -> (dims, array)``."""
+    prior = est.posterior_.prior
+    return {
+        k: (dims, np.asarray(getattr(prior, k), dtype=np.float64))
+        for k, dims in _PRIOR_DIMS.items()
+    }
+
+
+def _restore_gda(est, data: dict[str, np.ndarray], fitted: dict, prior: dict) -> None:
+    from bayesnb.stats.gaussian import COVARIANCE_TYPES, GaussianStats
+
+    covariance = fitted.get("covariance_type")
+    if covariance not in COVARIANCE_TYPES:
+        raise ValueError(f"unexpected GDA covariance type {covariance!r} in the file")
+    count, offset = data["class_count"], data["mean_offset"]
+    k, d = offset.shape
+    want = {"shared": (d, d), "per_class": (k, d, d), "diagonal": (k, d)}[covariance]
+    if data["scatter"].shape != want or data["shift"].shape != (d,) or count.shape != (k,):
+        raise ValueError(
+            f"inconsistent GDA statistics in the file: scatter {data['scatter'].shape} "
+            f"(expected {want} for {covariance!r}), shift {data['shift'].shape}, class_count "
+            f"{count.shape} for {k} classes × {d} features"
+        )
+    est._stats = GaussianStats(count, offset, data["scatter"], covariance, data["shift"])
+    est.class_count_ = count.copy()
+    resolved = _resolved_prior(est)
+    differs = [k for k, (_, v) in resolved.items() if not np.array_equal(v, prior.get(k))]
+    if differs:
+        raise ValueError(
+            f"the prior hyperparameters {differs} resolved by this bayesnb differ from the "
+            "ones stored in the file; the loaded model would not predict as the saved one "
+            "(was the file written by another bayesnb version?)"
+        )
+
+
+def _restore(
+    est, name: str, data: dict[str, np.ndarray], fitted: dict, prior: dict[str, np.ndarray]
+) -> None:
     """Set the fitted state of ``est`` from loaded statistics (inverse of :func:`_statistics`)."""
+    if name == "GDA":
+        _restore_gda(est, data, fitted, prior)
+        return
     est.class_count_ = data["class_count"]
     if name in ("BernoulliNB", "MultinomialNB"):
         est.feature_count_ = data["feature_count"]
@@ -92,7 +161,15 @@ def _restore(est, name: str, data: dict[str, np.ndarray], fitted: dict) -> None:
 
 
 # -- JSON for parameters (data only) -----------------------------------------------------------
+_NIW_FIELDS = ("mu0", "kappa0", "psi0", "nu0")
+
+
 def _encode(value):
+    from bayesnb.priors.gaussian import NormalInverseWishart
+
+    if isinstance(value, NormalInverseWishart):
+        # The prior as given (None fields stay None); its fields are numbers and arrays.
+        return {"__niw__": {k: _encode(getattr(value, k)) for k in _NIW_FIELDS}}
     if isinstance(value, np.ndarray):
         if value.dtype.kind not in "biuf":
             raise TypeError(f"cannot save an array parameter of dtype {value.dtype}")
@@ -110,6 +187,20 @@ def _encode(value):
 
 
 def _decode(value):
+    if isinstance(value, dict) and set(value) == {"__niw__"}:
+        from bayesnb.priors.gaussian import NormalInverseWishart
+
+        fields = value["__niw__"]
+        if not isinstance(fields, dict) or set(fields) != set(_NIW_FIELDS):
+            raise ValueError(
+                f"unexpected NormalInverseWishart fields in saved parameters: {value!r}"
+            )
+        try:
+            return NormalInverseWishart(**{k: _decode(v) for k, v in fields.items()})
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                f"invalid NormalInverseWishart prior in saved parameters: {exc}"
+            ) from exc
     if isinstance(value, dict):
         if set(value) != {"__ndarray__", "dtype"}:
             raise ValueError(f"unexpected object in saved parameters: {value!r}")
@@ -191,6 +282,8 @@ def _to_datatree(est) -> xr.DataTree:
     }
     if name == "MultinomialNB":
         fitted["length_width"] = int(est.length_count_.shape[1])
+    if name == "GDA":
+        fitted["covariance_type"] = est._stats.covariance
     params_json = json.dumps(
         {k: _encode(v) for k, v in est.get_params(deep=False).items()}, sort_keys=True
     )
@@ -202,6 +295,11 @@ def _to_datatree(est) -> xr.DataTree:
         {k: (dims, np.asarray(v)) for k, (dims, v) in stats.items()},
         coords={"class": stored_classes, "feature": features},
     )
+    groups = {"/statistics": ds}
+    if name == "GDA":
+        prior = _resolved_prior(est)
+        arrays |= {f"prior/{k}": v for k, (_, v) in prior.items()}
+        groups["/prior"] = xr.Dataset({k: (dims, v) for k, (dims, v) in prior.items()})
     root = xr.Dataset(
         attrs={
             "model": name,
@@ -212,7 +310,7 @@ def _to_datatree(est) -> xr.DataTree:
             "checksum": _checksum(arrays, name, params_json, fitted_json),
         }
     )
-    return xr.DataTree.from_dict({"/": root, "/statistics": ds})
+    return xr.DataTree.from_dict({"/": root, **groups})
 
 
 def _write_netcdf(tree: xr.DataTree, path: str) -> None:
@@ -223,11 +321,11 @@ def _write_netcdf(tree: xr.DataTree, path: str) -> None:
 
 
 def save(est, path) -> None:
-    """Save a fitted discrete estimator as one netCDF file (atomic replace, no pickle).
+    """Save a fitted estimator as one netCDF file (atomic replace, no pickle).
 
     Parameters
     ----------
-    est : fitted BernoulliNB, MultinomialNB or CategoricalNB
+    est : fitted BernoulliNB, MultinomialNB, CategoricalNB or GDA
     path : str or path-like
         Target file; its folder must exist. An existing file is replaced only once the new
         one is completely written.
@@ -313,10 +411,14 @@ def load(path, expected: str | type | None = None):
     if "statistics" not in tree.children:
         raise ValueError(f"{str(path)!r} has no 'statistics' group")
     ds = tree["statistics"].to_dataset()
+    prior_ds = tree["prior"].to_dataset() if "prior" in tree.children else xr.Dataset()
+    if name == "GDA" and set(prior_ds.data_vars) != set(_PRIOR_DIMS):
+        raise ValueError(f"{str(path)!r} lacks the resolved GDA prior: not a complete model file")
     try:
         params_json, fitted_json = str(attrs["params"]), str(attrs["fitted"])
         arrays = {k: ds[k].values for k in ds.data_vars}
         arrays |= {"class": ds["class"].values, "feature": ds["feature"].values}
+        arrays |= {f"prior/{k}": prior_ds[k].values for k in prior_ds.data_vars}
         ok = _checksum(arrays, name, params_json, fitted_json) == str(attrs["checksum"])
     except KeyError as exc:
         raise ValueError(f"{str(path)!r} lacks {exc}: not a complete bayesnb model file") from exc
@@ -339,7 +441,8 @@ def load(path, expected: str | type | None = None):
     if fitted["feature_names"]:
         est.feature_names_in_ = np.array([str(f) for f in arrays["feature"]], dtype=object)
     data = {k: np.array(v, copy=True) for k, v in arrays.items() if k in ds.data_vars}
-    _restore(est, name, data, fitted)
+    prior = {k: np.asarray(prior_ds[k].values) for k in prior_ds.data_vars}
+    _restore(est, name, data, fitted, prior)
     if fitted["alpha_"] is not None:
         est.alpha_ = _decode(fitted["alpha_"])
     if fitted["class_alpha_"] is not None:
