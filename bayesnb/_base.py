@@ -25,12 +25,23 @@ from bayesnb.validation import (
 __all__ = ["GenerativeClassifier"]
 
 
+def _is_dask(X) -> bool:
+    """True for a Dask collection (array, bag), detected without importing dask."""
+    return hasattr(X, "__dask_graph__")
+
+
 def _require_y(estimator, y):
     if y is None:
         raise ValueError(
             f"{type(estimator).__name__} requires y to be passed, but the target y is None"
         )
     return y
+
+
+def _dask_predict(estimator, method: str, X):
+    from bayesnb.distributed import predict_method
+
+    return predict_method(estimator, method, X)
 
 
 class GenerativeClassifier(ClassifierMixin, BaseEstimator):
@@ -41,7 +52,9 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     - ``_check_input(X, y=None, reset)``: validate X (and y) and return them;
     - ``_reset_counts(n_features)``: start empty statistics for ``len(self.classes_)`` classes;
     - ``_grow_classes(n_new)``: never needed while classes are fixed at the first call;
-    - ``_count(X, codes, weights)``: add the statistics of a batch;
+    - ``_statistics(X, codes, weights) -> dict``: the statistics of a batch, computed without
+      changing ``self`` (so Dask workers can run it), and ``_merge_statistics(stats)``: add
+      them to the fitted statistics; ``_count`` is the two in turn;
     - ``_log_likelihood(X)``: per-class log-likelihood, shape (n_samples, n_classes), under
       ``self.estimate`` (the class prior excluded).
     """
@@ -53,6 +66,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+            A Dask array or bag is fitted chunk by chunk by :func:`bayesnb.distributed.fit`.
         y : array-like of shape (n_samples,)
             Class labels of any hashable type.
         sample_weight : array-like of shape (n_samples,), optional
@@ -62,6 +76,10 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        if _is_dask(X):
+            from bayesnb.distributed import fit
+
+            return fit(self, X, y, sample_weight=sample_weight)
         self._check_params()
         X, y = self._check_input(X, _require_y(self, y), reset=True)
         classes, codes = encode_labels(y, None)
@@ -108,10 +126,19 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     def _add_batch(self, X, codes, sample_weight) -> None:
         w = check_sample_weight(sample_weight, X)
         self._count(X, codes, w)
+        self._statistics_changed()
+
+    def _count(self, X, codes, weights) -> None:
+        self._merge_statistics(self._statistics(X, codes, weights))
+
+    def _statistics_changed(self) -> None:
         from bayesnb.evidence import learn_hyperparameters
 
         learn_hyperparameters(self)  # alpha_, class_alpha_: as given, or maximising the evidence
         self._tables = {}  # estimates are derived lazily from the new statistics
+        # Derive the class prior now: a bad class_prior or a MAP without an interior mode
+        # fails at fit, not at the first predict.
+        self.class_log_prior_  # noqa: B018
 
     def _check_params(self) -> None:
         check_estimate(self.estimate)
@@ -155,22 +182,31 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         return tables[full_key]
 
     # -- prediction --------------------------------------------------------------------------
+    # A Dask array X gives a lazy Dask array, scored block by block (bayesnb.distributed).
     def predict_joint_log_proba(self, X) -> np.ndarray:
         """log p(x, c) for every document and class, shape (n_samples, n_classes)."""
+        if _is_dask(X):
+            return _dask_predict(self, "predict_joint_log_proba", X)
         check_fitted(self)
         X = self._check_input(X, reset=False)
         return self._log_likelihood(X) + self.class_log_prior_
 
     def predict_log_proba(self, X) -> np.ndarray:
         """log p(c | x), normalised in log space, shape (n_samples, n_classes)."""
+        if _is_dask(X):
+            return _dask_predict(self, "predict_log_proba", X)
         return normalize_log_proba(self.predict_joint_log_proba(X), self.class_log_prior_)
 
     def predict_proba(self, X) -> np.ndarray:
         """p(c | x), rows summing to 1, shape (n_samples, n_classes)."""
+        if _is_dask(X):
+            return _dask_predict(self, "predict_proba", X)
         return np.exp(self.predict_log_proba(X))
 
     def predict(self, X) -> np.ndarray:
         """The most probable class of every document."""
+        if _is_dask(X):
+            return _dask_predict(self, "predict", X)
         jll = self.predict_joint_log_proba(X)
         best = np.argmax(jll, axis=1)
         if np.isneginf(jll[np.arange(jll.shape[0]), best]).any():
@@ -208,6 +244,12 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             features=features,
             max_bytes=max_bytes,
         )
+
+    def label_log_likelihood(self, X, y, draws: int = 500, random_seed=0):
+        """log p(y_i | x_i, θ_s) per exact posterior draw and document, for ``az.loo``."""
+        from bayesnb.loo import label_log_likelihood
+
+        return label_log_likelihood(self, X, y, draws=draws, random_seed=random_seed)
 
     def log_evidence(self) -> float:
         """Closed-form log marginal likelihood log p(X, y | prior), labels included."""
