@@ -1,0 +1,323 @@
+"""Inference: the PyMC declaration -> NUTS -> the bayesnb DataTree layout.
+
+The NUTS arrow of DESIGN.md §2. :func:`fit_pymc` samples the model of
+:func:`bayesnb.pymc_models.declare` and returns the same layout as the exact conjugate draws
+(``posterior`` with ``class_prior`` and ``feature_prob``), so the two can be compared
+directly.
+
+Sampler: nutpie when it imports, called directly so that compiled models can be re-used;
+otherwise (or with ``nuts_sampler="pymc"``) PyMC's own NUTS through ``pm.sample``.
+
+Compiled-model cache: compiling the logp and gradient with numba costs seconds while sampling
+a small model costs a fraction of a second. Every observation and prior hyperparameter of the
+declared models is a ``pm.Data``, so a compiled nutpie model is keyed by (model type,
+likelihood, prior structure, data shapes) and refitted with ``compiled.with_data(...)``:
+repeated fits of the same shape (new documents with the ``"sufficient"`` likelihood, other
+prior values, simulation-based calibration) skip compilation. With the ``"sufficient"``
+likelihood the shapes do not depend on the number of documents; with ``"data"`` they do.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import warnings
+from collections import OrderedDict
+from numbers import Integral
+from typing import Any
+
+import numpy as np
+import xarray as xr
+from scipy.special import logsumexp
+
+from bayesnb.datatree import to_datatree
+from bayesnb.pymc_models import ModelSpec, check_likelihood, model_spec
+
+__all__ = ["SamplingWarning", "clear_cache", "fit_pymc", "log_likelihood_y"]
+
+RHAT_MAX = 1.01
+_CACHE_SIZE = 32
+_CACHE: OrderedDict[tuple, Any] = OrderedDict()
+
+
+class SamplingWarning(UserWarning):
+    """NUTS reported divergent transitions or R-hat above 1.01: the draws may be biased."""
+
+
+def clear_cache() -> None:
+    """Forget every compiled nutpie model."""
+    _CACHE.clear()
+
+
+def _check_count(value, name: str, minimum: int) -> int:
+    if not isinstance(value, Integral) or isinstance(value, bool) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _choose_sampler(nuts_sampler: str | None) -> str:
+    if nuts_sampler not in (None, "nutpie", "pymc"):
+        raise ValueError(f"nuts_sampler must be None, 'nutpie' or 'pymc', got {nuts_sampler!r}")
+    if nuts_sampler == "pymc":
+        return "pymc"
+    try:
+        import nutpie  # noqa: F401
+    except ImportError:
+        if nuts_sampler == "nutpie":
+            raise
+        return "pymc"
+    return "nutpie"
+
+
+def _seed(random_seed) -> int | None:
+    """An integer seed for nutpie (which takes ints only) from None / int / Generator."""
+    if random_seed is None:
+        return None
+    if isinstance(random_seed, np.random.Generator):
+        return int(random_seed.integers(2**63 - 1))
+    return int(np.random.default_rng(random_seed).integers(2**63 - 1))
+
+
+def _compiled(spec: ModelSpec):
+    """The cached nutpie model of ``spec``'s key, compiled on a miss, loaded with its data."""
+    import nutpie
+
+    key = spec.key
+    compiled = _CACHE.get(key)
+    if compiled is None:
+        compiled = nutpie.compile_pymc_model(spec.model(), var_names=spec.var_names)
+        _CACHE[key] = compiled
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    else:
+        _CACHE.move_to_end(key)
+    return compiled.with_data(**spec.data)
+
+
+def _sample_nutpie(spec, draws, tune, chains, cores, seed, progressbar, kwargs) -> tuple:
+    import nutpie
+
+    if "max_treedepth" in kwargs:  # PyMC's name for nutpie's maxdepth
+        kwargs["maxdepth"] = kwargs.pop("max_treedepth")
+    compiled = _compiled(spec)
+    start = time.perf_counter()
+    trace = nutpie.sample(
+        compiled,
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        cores=cores,
+        seed=_seed(seed),
+        progress_bar=progressbar,
+        save_warmup=False,
+        **kwargs,
+    )
+    return trace, time.perf_counter() - start
+
+
+def _sample_pymc(spec, draws, tune, chains, cores, seed, progressbar, kwargs) -> tuple:
+    import pymc as pm
+
+    with spec.model():
+        start = time.perf_counter()
+        trace = pm.sample(
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            cores=cores,
+            random_seed=seed,
+            progressbar=progressbar,
+            nuts_sampler="pymc",
+            var_names=spec.var_names,
+            compute_convergence_checks=False,
+            **kwargs,
+        )
+    # PyMC times the sampling itself (without compilation), as nutpie's timing above does
+    return trace, float(trace.posterior.attrs.get("sampling_time", time.perf_counter() - start))
+
+
+def fit_pymc(
+    est,
+    X,
+    y,
+    draws: int = 1000,
+    tune: int = 1000,
+    chains: int = 4,
+    random_seed=None,
+    likelihood: str = "sufficient",
+    log_likelihood: bool = False,
+    progressbar: bool = True,
+    *,
+    alpha_prior=None,
+    sample_weight=None,
+    nuts_sampler: str | None = None,
+    cores: int | None = None,
+    **sample_kwargs,
+) -> xr.DataTree:
+    """Sample the PyMC declaration of ``est`` on ``(X, y)`` with NUTS.
+
+    Parameters
+    ----------
+    est : BernoulliNB, MultinomialNB or CategoricalNB
+        Fitted on ``(X, y)`` first when unfitted (see :func:`bayesnb.pymc_models.declare`).
+    X, y : documents and labels
+    draws, tune, chains : int
+        Draws kept per chain (>= 1), tuning steps per chain (>= 0) and chains (>= 1).
+    random_seed : int, numpy Generator or None
+        Seeds every chain; the same seed gives the same draws.
+    likelihood : {"sufficient", "data"}, default "sufficient"
+        The likelihood form; both have the same posterior, ``"sufficient"`` costs the same for
+        any number of documents.
+    log_likelihood : bool, default False
+        Add a ``log_likelihood`` group with one variable ``y`` (dims ``chain, draw, doc``):
+        log p(y_i | x_i, θ) = log π_{y_i} + log p(x_i | y_i, θ) - logsumexp_c(log π_c +
+        log p(x_i | c, θ)), the conditional log-likelihood of each training label given its
+        document, computed from the draws with numpy (for ``az.loo``).
+    progressbar : bool, default True
+        Show the sampler's progress.
+    alpha_prior : dict, optional
+        Learn a symmetric α with a Gamma hyperprior (see :func:`bayesnb.pymc_models.declare`);
+        the posterior gains ``alpha``.
+    sample_weight : array-like, optional
+        Integer repeat counts only.
+    nuts_sampler : {None, "nutpie", "pymc"}
+        None: nutpie when it imports, else PyMC's NUTS.
+    cores : int, optional
+        Chains run in parallel; default ``min(chains, cpu count)``.
+    **sample_kwargs
+        Passed to ``nutpie.sample`` or ``pm.sample`` (``target_accept`` works with both;
+        ``max_treedepth`` is translated to nutpie's ``maxdepth``).
+
+    Returns
+    -------
+    xarray.DataTree
+        Groups ``posterior`` (``class_prior``, ``feature_prob``, and ``alpha`` when learned;
+        attrs from :func:`bayesnb.datatree.layout_attrs` plus ``likelihood``,
+        ``sampling_time``, ``tuning_steps``), ``sample_stats`` (the sampler's own),
+        ``observed_data`` (the model's observations: ``y`` codes and ``X`` for the data form,
+        ``class_count`` and ``feature_count``/``category_count`` for the sufficient form),
+        ``constant_data`` (the prior's ``pm.Data``, so ``pm.sample_posterior_predictive`` on
+        the declared model knows the prior is unchanged) and, on request, ``log_likelihood``.
+
+    Warns
+    -----
+    SamplingWarning
+        One warning when there are divergent transitions or parameters with R-hat > 1.01,
+        naming both counts.
+    """
+    draws = _check_count(draws, "draws", 1)
+    tune = _check_count(tune, "tune", 0)
+    chains = _check_count(chains, "chains", 1)
+    check_likelihood(likelihood)
+    sampler = _choose_sampler(nuts_sampler)
+    cores = min(chains, os.cpu_count() or 1) if cores is None else _check_count(cores, "cores", 1)
+    spec = model_spec(est, X, y, likelihood, alpha_prior=alpha_prior, sample_weight=sample_weight)
+    run = _sample_nutpie if sampler == "nutpie" else _sample_pymc
+    trace, seconds = run(
+        spec, draws, tune, chains, cores, random_seed, progressbar, dict(sample_kwargs)
+    )
+    dt = _to_layout(est, spec, trace, sampler, log_likelihood)
+    dt["posterior"].attrs.update(likelihood=likelihood, sampling_time=seconds, tuning_steps=tune)
+    if spec.alpha_prior is not None:
+        dt["posterior"].attrs["alpha_prior"] = (
+            f"Gamma({spec.alpha_prior['alpha']}, {spec.alpha_prior['beta']})"
+        )
+    _warn_diagnostics(dt, spec.var_names, chains)
+    return dt
+
+
+# -- DataTree --------------------------------------------------------------------------------
+def _to_layout(est, spec: ModelSpec, trace, sampler: str, with_log_lik: bool) -> xr.DataTree:
+    posterior = {name: np.asarray(trace.posterior[name].values) for name in spec.var_names}
+    groups: dict[str, dict[str, np.ndarray]] = {
+        "observed_data": {name: arr for name, (arr, _) in spec.observed.items()},
+        "constant_data": {name: arr for name, (arr, _) in spec.hyperparameters.items()},
+    }
+    dims = dict(spec.dims) | {name: d for name, (_, d) in spec.observed.items()}
+    dims |= {name: d for name, (_, d) in spec.hyperparameters.items() if d is not None}
+    coords = {k: v for k, v in spec.coords.items() if k not in ("class",)}
+    if with_log_lik:
+        groups["log_likelihood"] = {"y": log_likelihood_y(spec, posterior)}
+        coords.setdefault("doc", list(range(len(spec.codes))))
+        dims["y"] = ["doc"]
+    dt = to_datatree(
+        est,
+        posterior,
+        estimate="posterior",
+        inference=sampler,
+        groups=groups,
+        dims=dims,
+        coords=coords,
+    )
+    stats = trace["sample_stats"].to_dataset()
+    dt["sample_stats"] = xr.DataTree(
+        stats.assign_coords(chain=dt.posterior.chain, draw=dt.posterior.draw)
+    )
+    return dt
+
+
+def _warn_diagnostics(dt: xr.DataTree, var_names: list[str], chains: int) -> None:
+    import arviz as az
+
+    n_div = int(dt["sample_stats"]["diverging"].sum())
+    n_bad, worst = 0, np.nan
+    if chains > 1:
+        rhat = az.rhat(dt["posterior"].to_dataset()[var_names])
+        values = np.concatenate([np.ravel(rhat[v].values) for v in var_names])
+        values = values[np.isfinite(values)]  # fixed and padding cells have no R-hat
+        n_bad = int(np.sum(values > RHAT_MAX))
+        worst = float(values.max()) if values.size else np.nan
+    if n_div or n_bad:
+        warnings.warn(
+            f"NUTS: {n_div} divergent transition(s) and {n_bad} parameter(s) with "
+            f"R-hat > {RHAT_MAX} (max {worst:.3f}); the draws may be biased. Increase tune/draws "
+            "or target_accept.",
+            SamplingWarning,
+            stacklevel=3,
+        )
+
+
+# -- log-likelihood of the labels ------------------------------------------------------------
+def log_likelihood_y(spec: ModelSpec, posterior: dict[str, np.ndarray]) -> np.ndarray:
+    """log p(y_i | x_i, θ) for every draw and training document, shape (chain, draw, doc).
+
+    Parameters
+    ----------
+    spec : ModelSpec
+        The declared model (documents ``spec.X`` and labels ``spec.codes``).
+    posterior : dict
+        ``class_prior`` (chain, draw, class) and ``feature_prob`` draws.
+    """
+    from bayesnb.scoring import bernoulli_jll, categorical_jll, dot_log_table
+
+    pi, theta = posterior["class_prior"], posterior["feature_prob"]
+    n_chains, n_draws, n_classes = pi.shape
+    X, codes = spec.X, spec.codes
+    out = np.empty((n_chains, n_draws, len(codes)))
+    rows = np.arange(len(codes))
+    if spec.kind == "categorical":
+        k = spec.extra["n_categories"]
+        # The padded value axis -> CategoricalNB's flat axis: feature j owns slots 0..k_j.
+        flat_j = np.repeat(np.arange(len(k)), k + 1)
+        flat_v = np.concatenate([np.arange(kj + 1) for kj in k])
+        offsets = np.concatenate([[0], np.cumsum(k + 1)[:-1]]).astype(np.intp)
+    elif spec.kind == "multinomial" and "category" in spec.extra:
+        # unk=True: spec.X holds the seen columns then UNK; one column of feature_prob each.
+        category = spec.extra["category"]
+        first = np.array([np.flatnonzero(category == i)[0] for i in range(category.max() + 1)])
+        theta = theta[..., first]
+    with np.errstate(divide="ignore"):
+        for c in range(n_chains):
+            # Draws x classes become the "classes" of one scoring call: (doc, draw * class).
+            log_pi = np.log(pi[c])
+            if spec.kind == "bernoulli":
+                phi = theta[c].reshape(-1, theta.shape[-1])
+                jll = bernoulli_jll(X, np.log(phi), np.log1p(-phi))
+            elif spec.kind == "multinomial":
+                jll = dot_log_table(X, np.log(theta[c].reshape(-1, theta.shape[-1])))
+            else:
+                table = np.log(theta[c][:, :, flat_j, flat_v]).reshape(-1, len(flat_j))
+                jll = categorical_jll(X, table, offsets, k)
+            joint = jll.reshape(len(codes), n_draws, n_classes) + log_pi[None]
+            out[c] = (joint[rows, :, codes] - logsumexp(joint, axis=2)).T
+    return out
