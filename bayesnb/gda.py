@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayesnb._base import GenerativeClassifier
+from bayesnb._base import GenerativeClassifier, _dask_predict, _is_dask
 from bayesnb.posterior.gaussian import NormalInverseWishartPosterior
 from bayesnb.priors.gaussian import NormalInverseWishart
 from bayesnb.scoring import normalize_log_proba
@@ -131,11 +131,17 @@ class GDA(GenerativeClassifier):
         self._stats = GaussianStats.empty(len(self.classes_), n_features, self.covariance)
         self.class_count_ = np.zeros(len(self.classes_))
 
-    def _count(self, X, codes, weights) -> None:
-        st = self._stats
-        shift = st.shift if st.total_count > 0 else None
-        batch = gaussian_stats(X, codes, weights, st.n_classes, st.covariance, shift)
-        self._stats = st.merge(batch)
+    def _statistics(self, X, codes, weights) -> dict:
+        st = getattr(self, "_stats", None)  # absent on the bare copies Dask workers count with
+        if st is None:
+            covariance, shift = self.covariance, None
+        else:
+            covariance, shift = st.covariance, (st.shift if st.total_count > 0 else None)
+        k = len(self.classes_)
+        return {"gaussian": gaussian_stats(X, codes, weights, k, covariance, shift)}
+
+    def _merge_statistics(self, stats: dict) -> None:
+        self._stats = self._stats.merge(stats["gaussian"])  # Chan–Golub–LeVeque
         self.class_count_ = self._stats.count.copy()
 
     # -- pipe: posterior and estimates -------------------------------------------------------
@@ -234,10 +240,14 @@ class GDA(GenerativeClassifier):
         The shared model (``"mle"``, ``"map"``, ``"mean"``) is scored through its linear
         form: the quadratic term ``xᵀΣ⁻¹x`` is common to all classes and cancels.
         """
+        if _is_dask(X):
+            return _dask_predict(self, "predict_log_proba", X)
         return normalize_log_proba(self._relative_joint(X), self.class_log_prior_)
 
     def predict_proba(self, X) -> np.ndarray:
         """p(c | x), rows summing to 1, shape (n_samples, n_classes)."""
+        if _is_dask(X):
+            return _dask_predict(self, "predict_proba", X)
         joint = self._relative_joint(X)
         top = joint.max(axis=1, keepdims=True)
         if not np.all(np.isfinite(top)):
@@ -249,6 +259,8 @@ class GDA(GenerativeClassifier):
 
     def predict(self, X) -> np.ndarray:
         """The most probable class of every sample."""
+        if _is_dask(X):
+            return _dask_predict(self, "predict", X)
         joint = self._relative_joint(X)
         if not np.all(np.isfinite(joint.max(axis=1))):
             joint = normalize_log_proba(joint, self.class_log_prior_)

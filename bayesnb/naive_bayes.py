@@ -42,15 +42,31 @@ class _DiscreteNB(GenerativeClassifier):
             raise ValueError(
                 f"alpha must be a positive number or array, or 'evidence', got {self.alpha!r}"
             )
+        try:
+            dtype = np.dtype(self.dtype)
+        except TypeError:
+            dtype = None
+        if dtype not in (np.float32, np.float64):
+            raise ValueError(f"dtype must be float32 or float64, got {self.dtype!r}")
+
+    def _as_dtype(self, a):
+        """``a`` (estimate table or input) in the scoring precision ``dtype``."""
+        return a.astype(self.dtype, copy=False)
 
     def _reset_counts(self, n_features: int) -> None:
         self.class_count_ = np.zeros(len(self.classes_))
         self.feature_count_ = np.zeros((len(self.classes_), n_features))
 
-    def _count(self, X, codes, weights) -> None:
+    def _statistics(self, X, codes, weights) -> dict:
         k = len(self.classes_)
-        self.class_count_ += count_classes(codes, weights, k)
-        self.feature_count_ += count_features(X, codes, weights, k)
+        return {
+            "class_count": count_classes(codes, weights, k),
+            "feature_count": count_features(X, codes, weights, k),
+        }
+
+    def _merge_statistics(self, stats: dict) -> None:
+        self.class_count_ += stats["class_count"]
+        self.feature_count_ += stats["feature_count"]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -82,6 +98,10 @@ class MultinomialNB(_DiscreteNB):
     unk : bool, default False
         Pool every feature never seen in training into one UNK category:
         P(UNK | c) = α / (T_c + α(V + 1)) with V the number of seen features.
+    dtype : {"float64", "float32"} or numpy float type, default "float64"
+        Precision of the estimate table ``feature_log_prob_`` and of the scoring product
+        ``X @ table.T``; float32 halves the table's memory and bandwidth. Counts stay float64
+        (exact), and ``estimate="bayes"`` scores in float64 from the counts.
 
     Attributes
     ----------
@@ -99,6 +119,7 @@ class MultinomialNB(_DiscreteNB):
         fit_prior=True,
         class_prior=None,
         unk=False,
+        dtype="float64",
     ):
         self.alpha = alpha
         self.class_alpha = class_alpha
@@ -106,6 +127,7 @@ class MultinomialNB(_DiscreteNB):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.unk = unk
+        self.dtype = dtype
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -116,11 +138,15 @@ class MultinomialNB(_DiscreteNB):
         super()._reset_counts(n_features)
         self.length_count_ = empty_length_counts(len(self.classes_))
 
-    def _count(self, X, codes, weights) -> None:
-        super()._count(X, codes, weights)
+    def _statistics(self, X, codes, weights) -> dict:
+        stats = super()._statistics(X, codes, weights)
         # Per-class document-length histogram, only needed to generate documents (sample).
-        batch = count_lengths(X, codes, weights, len(self.classes_))
-        self.length_count_ = add_length_counts(self.length_count_, batch)
+        stats["length_count"] = count_lengths(X, codes, weights, len(self.classes_))
+        return stats
+
+    def _merge_statistics(self, stats: dict) -> None:
+        super()._merge_statistics(stats)
+        self.length_count_ = add_length_counts(self.length_count_, stats["length_count"])
 
     @property
     def _pooled(self) -> np.ndarray | None:
@@ -147,8 +173,8 @@ class MultinomialNB(_DiscreteNB):
         table = self.posterior_.log_estimate(self.estimate)
         pooled = self._pooled
         if pooled is None:
-            return table
-        full = np.empty_like(self.feature_count_)
+            return self._as_dtype(table)
+        full = np.empty_like(self.feature_count_, dtype=self.dtype)
         full[:, ~pooled] = table[:, :-1]
         full[:, pooled] = table[:, -1:]
         return full
@@ -156,7 +182,7 @@ class MultinomialNB(_DiscreteNB):
     def _log_likelihood(self, X) -> np.ndarray:
         if self.estimate == "bayes":
             return polya_jll(X, self.posterior_.concentration, self._pooled)
-        return dot_log_table(X, self.feature_log_prob_)
+        return dot_log_table(self._as_dtype(X), self.feature_log_prob_)
 
 
 class BernoulliNB(_DiscreteNB):
@@ -173,6 +199,8 @@ class BernoulliNB(_DiscreteNB):
     class_alpha, estimate, fit_prior, class_prior
         As in :class:`MultinomialNB`. ``"bayes"`` (the Beta-Bernoulli predictive) equals
         ``"mean"`` because the posterior factorises over features.
+    dtype : {"float64", "float32"} or numpy float type, default "float64"
+        Precision of the two estimate tables and of the scoring products; counts stay float64.
 
     Attributes
     ----------
@@ -194,6 +222,7 @@ class BernoulliNB(_DiscreteNB):
         estimate="mean",
         fit_prior=True,
         class_prior=None,
+        dtype="float64",
     ):
         self.alpha = alpha
         self.beta = beta
@@ -202,6 +231,7 @@ class BernoulliNB(_DiscreteNB):
         self.estimate = estimate
         self.fit_prior = fit_prior
         self.class_prior = class_prior
+        self.dtype = dtype
 
     def _check_input(self, X, y=None, *, reset):
         out = super()._check_input(X, y, reset=reset)
@@ -230,10 +260,11 @@ class BernoulliNB(_DiscreteNB):
         return self._cached("feature_log_prob", self._compute_tables)[1]
 
     def _compute_tables(self):
-        return self.posterior_.log_estimate(self.estimate)
+        log_p, log_q = self.posterior_.log_estimate(self.estimate)
+        return self._as_dtype(log_p), self._as_dtype(log_q)
 
     def _log_likelihood(self, X) -> np.ndarray:
-        return bernoulli_jll(X, self.feature_log_prob_, self.feature_log_neg_prob_)
+        return bernoulli_jll(self._as_dtype(X), self.feature_log_prob_, self.feature_log_neg_prob_)
 
 
 class CategoricalNB(_DiscreteNB):
@@ -247,6 +278,8 @@ class CategoricalNB(_DiscreteNB):
         Minimum number of categories per feature (as in scikit-learn).
     class_alpha, estimate, fit_prior, class_prior
         As in :class:`MultinomialNB`; ``"bayes"`` equals ``"mean"``.
+    dtype : {"float64", "float32"} or numpy float type, default "float64"
+        Precision of the stored estimate table; counts stay float64.
 
     Notes
     -----
@@ -274,6 +307,7 @@ class CategoricalNB(_DiscreteNB):
         fit_prior=True,
         class_prior=None,
         min_categories=None,
+        dtype="float64",
     ):
         self.alpha = alpha
         self.class_alpha = class_alpha
@@ -281,6 +315,7 @@ class CategoricalNB(_DiscreteNB):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.min_categories = min_categories
+        self.dtype = dtype
 
     def _reset_counts(self, n_features: int) -> None:
         self.class_count_ = np.zeros(len(self.classes_))
@@ -295,14 +330,35 @@ class CategoricalNB(_DiscreteNB):
         self.n_categories_ = k
         self._flat_count = np.zeros((len(self.classes_), int(np.sum(k + 1))))
 
-    def _count(self, X, codes, weights) -> None:
+    def _statistics(self, X, codes, weights) -> dict:
+        """Class counts and, per feature j, the (K, k_j + 1) category counts of the batch.
+
+        k_j covers the batch's values and the fitted categories (so in memory no re-layout is
+        needed); Dask chunks may differ in k_j and are padded when merged. The last (pooled)
+        slot counts zero in training, so padding any block with zero columns is exact.
+        """
         seen = np.asarray(X.max(axis=0).todense() if hasattr(X, "tocsr") else X.max(axis=0))
-        need = np.maximum(self.n_categories_, seen.ravel().astype(np.intp) + 1)
+        need = seen.ravel().astype(np.intp) + 1
+        if hasattr(self, "n_categories_"):  # absent on the bare copies Dask workers count with
+            need = np.maximum(self.n_categories_, need)
+        k = len(self.classes_)
+        flat = count_categories(X, codes, weights, k, need)
+        return {
+            "class_count": count_classes(codes, weights, k),
+            "category_count": np.split(flat, category_offsets(need)[1:], axis=1),
+        }
+
+    def _merge_statistics(self, stats: dict) -> None:
+        blocks = stats["category_count"]
+        widths = np.array([b.shape[1] - 1 for b in blocks], dtype=np.intp)
+        need = np.maximum(self.n_categories_, widths)
         if np.any(need > self.n_categories_):
             self._grow(need)
-        k = len(self.classes_)
-        self.class_count_ += count_classes(codes, weights, k)
-        self._flat_count += count_categories(X, codes, weights, k, self.n_categories_)
+        if not np.array_equal(widths, need):
+            pads = [((0, 0), (0, kj + 1 - b.shape[1])) for b, kj in zip(blocks, need, strict=True)]
+            blocks = [np.pad(b, pad) for b, pad in zip(blocks, pads, strict=True)]
+        self.class_count_ += stats["class_count"]
+        self._flat_count += np.concatenate(blocks, axis=1)
 
     def _grow(self, need: np.ndarray) -> None:
         """Widen the category axis when a batch holds larger category values."""
@@ -345,7 +401,9 @@ class CategoricalNB(_DiscreteNB):
 
     @property
     def _flat_log_prob(self) -> np.ndarray:
-        return self._cached("feature_log_prob", lambda: self.posterior_.log_estimate(self.estimate))
+        return self._cached(
+            "feature_log_prob", lambda: self._as_dtype(self.posterior_.log_estimate(self.estimate))
+        )
 
     def _log_likelihood(self, X) -> np.ndarray:
         return categorical_jll(X, self._flat_log_prob, self._offsets, self.n_categories_)

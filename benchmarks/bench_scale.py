@@ -1,0 +1,464 @@
+"""Benchmark: Dask fits of MultinomialNB as documents and vocabulary grow (issue 6).
+
+A synthetic corpus (Zipf-like word frequencies with a class-specific share, Poisson(30)
+tokens per document, 10 classes, fixed seeds) is written once as CSR shards of 50,000
+documents (``.npz``: int32 column indices, uint8 counts, int16 labels) under
+``reports/benchmarks/cache/`` (git-ignored) and fitted from disk with
+:func:`bayesnb.distributed.fit` in Dask chunks of two shards, so no process ever holds the
+corpus.
+
+Two sweeps, each configuration in a fresh Python process (so that its peak RSS, read with
+``resource.getrusage``, is its own):
+
+- documents 10^4 … 10^6 (``--quick``, the default) or … 10^7 (``--full``) at 2^18 hashed
+  features, with Dask's synchronous scheduler (one process, one thread): fit time and peak RSS,
+  and the least-squares slope of log time against log documents (target 0.9–1.1);
+- vocabulary 10^3 … 10^6 at 10^5 documents (same scheduler).
+
+On the 10^6-document corpus the same fit also runs with the threaded scheduler (one
+process, 2 threads) and on a ``LocalCluster`` of 2 single-threaded worker processes, once with
+Dask's default worker environment and once without its ``MALLOC_TRIM_THRESHOLD_=65536``
+(which makes every multi-MB temporary a fresh, page-faulted mmap); the cluster's speed-up over
+the single thread is reported (target ≥ 1.5×), with the peak RSS of every worker
+(``client.run``). Peak RSS must stay below 2 GB per process (the 10^7 case is the
+test of it). Fit times include reading the shards from disk (from the page cache once
+written), building the graph and the estimator's hyperparameter step, not starting the
+cluster. Timings are the median of ``--repeats`` runs; the load average is printed, since the
+machine may be shared.
+
+The table is printed, a log–log plot written to ``reports/benchmarks/bench_scale.png`` and
+the numbers to ``bench_scale.json``. ``main()`` returns the number of missed targets.
+
+Run ``python benchmarks/bench_scale.py [--quick | --full] [--repeats N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "reports" / "benchmarks"
+CACHE = OUT / "cache"
+
+N_CLASSES = 10
+TOKENS_PER_DOC = 30
+HASHED_FEATURES = 2**18
+SHARD_DOCS = 50_000
+# Dask chunks of 100,000 documents (~3M tokens): each chunk's statistics are a full K × V
+# table (2.6M cells here), so smaller chunks spend more on the tables than on counting.
+SHARDS_PER_CHUNK = 2
+ZIPF_EXPONENT = 1.1
+CLASS_SPECIFIC = 0.1  # share of a document's tokens drawn from its class's own word ranking
+DOC_SIZES_QUICK = (10_000, 30_000, 100_000, 300_000, 1_000_000)
+DOC_SIZES_FULL = (*DOC_SIZES_QUICK, 3_000_000, 10_000_000)
+VOCAB_SIZES = (1_000, 10_000, 100_000, 1_000_000)
+VOCAB_DOCS = 100_000
+SPEEDUP_DOCS = 1_000_000
+RSS_BUDGET = 2e9
+SLOPE_TARGET = (0.9, 1.1)
+SPEEDUP_TARGET = 1.5
+GB = 1e9
+
+
+# -- the corpus on disk ----------------------------------------------------------------------
+def _zipf_cdf(n_features: int) -> np.ndarray:
+    p = 1.0 / np.arange(1, n_features + 1) ** ZIPF_EXPONENT
+    cdf = np.cumsum(p / p.sum())
+    cdf[-1] = 1.0
+    return cdf
+
+
+def write_shard(path: Path, n_docs: int, n_features: int, seed: int) -> None:
+    """Write one shard of ``n_docs`` synthetic documents (atomically: temp file, rename).
+
+    A token is the Zipf rank of a uniform draw, mapped through the class's own permutation
+    of the vocabulary with probability ``CLASS_SPECIFIC`` and through a shared one otherwise.
+    """
+    rng = np.random.default_rng(seed)
+    perm_rng = np.random.default_rng(n_features)  # same word rankings in every shard
+    perms = np.stack([perm_rng.permutation(n_features) for _ in range(N_CLASSES + 1)])
+    y = rng.integers(0, N_CLASSES, n_docs).astype(np.int16)
+    lengths = rng.poisson(TOKENS_PER_DOC, n_docs)
+    rows = np.repeat(np.arange(n_docs), lengths)
+    ranks = np.searchsorted(_zipf_cdf(n_features), rng.random(rows.size), side="right")
+    own = rng.random(rows.size) < CLASS_SPECIFIC
+    table = np.where(own, y[rows].astype(np.intp), N_CLASSES)  # row N_CLASSES: shared ranking
+    cols = perms[table, ranks]
+    X = sp.csr_matrix(
+        (np.ones(rows.size, dtype=np.int32), (rows, cols)), shape=(n_docs, n_features)
+    )
+    X.sum_duplicates()
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez(
+        tmp,
+        indptr=X.indptr.astype(np.int64),
+        indices=X.indices.astype(np.int32),
+        data=X.data.astype(np.uint8),
+        y=y,
+        shape=np.array(X.shape),
+    )
+    os.replace(tmp, path)
+
+
+def load_shard(path: str) -> tuple[sp.csr_matrix, np.ndarray]:
+    """One shard as (float64 CSR counts, int labels)."""
+    with np.load(path) as z:
+        X = sp.csr_matrix(
+            (z["data"].astype(np.float64), z["indices"], z["indptr"]), shape=tuple(z["shape"])
+        )
+        return X, z["y"].astype(np.intp)
+
+
+def corpus(n_docs: int, n_features: int) -> list[tuple[str, int]]:
+    """Paths and sizes of the shards of an ``n_docs`` corpus, written if not cached yet.
+
+    Corpora of ``SHARD_DOCS`` documents or more are prefixes of one shared series of shards;
+    smaller ones get their own single shard.
+    """
+    folder = CACHE / f"V{n_features}"
+    folder.mkdir(parents=True, exist_ok=True)
+    if n_docs < SHARD_DOCS:
+        specs = [(folder / f"small_{n_docs}.npz", n_docs, 10_000_000 + n_docs)]
+    else:
+        if n_docs % SHARD_DOCS:
+            raise ValueError(f"n_docs must be a multiple of {SHARD_DOCS}, got {n_docs}")
+        specs = [
+            (folder / f"shard_{i:04d}.npz", SHARD_DOCS, i) for i in range(n_docs // SHARD_DOCS)
+        ]
+    todo = [s for s in specs if not s[0].exists()]
+    if todo:
+        t0 = time.perf_counter()
+        for i, (path, n, seed) in enumerate(todo, 1):
+            write_shard(path, n, n_features, seed)
+            print(f"\r  writing {folder.name}: shard {i}/{len(todo)}", end="", file=sys.stderr)
+        print(f"  ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+    return [(str(p), n) for p, n, _ in specs]
+
+
+# -- one measurement (runs in its own process) -----------------------------------------------
+def load_shards(paths: list[str]) -> tuple[sp.csr_matrix, np.ndarray]:
+    """Consecutive shards stacked into one chunk."""
+    parts = [load_shard(p) for p in paths]
+    if len(parts) == 1:
+        return parts[0]
+    # Stacked by hand: sp.vstack takes a slow generic path for these index dtypes.
+    offsets = np.cumsum([0] + [X.nnz for X, _ in parts[:-1]])
+    indptr = np.concatenate(
+        [parts[0][0].indptr[:1]]
+        + [X.indptr[1:] + o for (X, _), o in zip(parts, offsets, strict=True)]
+    )
+    X = sp.csr_matrix(
+        (
+            np.concatenate([X.data for X, _ in parts]),
+            np.concatenate([X.indices for X, _ in parts]),
+            indptr,
+        ),
+        shape=(sum(X.shape[0] for X, _ in parts), parts[0][0].shape[1]),
+    )
+    return X, np.concatenate([y for _, y in parts])
+
+
+def _dask_inputs(shards: list[tuple[str, int]], n_features: int):
+    """The corpus as Dask arrays, ``SHARDS_PER_CHUNK`` shards per chunk, read lazily."""
+    import dask
+    import dask.array as da
+
+    xs, ys = [], []
+    meta = sp.csr_matrix((0, n_features))
+    for i in range(0, len(shards), SHARDS_PER_CHUNK):
+        group = shards[i : i + SHARDS_PER_CHUNK]
+        n = sum(size for _, size in group)
+        # Read once; the tuple feeds both the X and the y chunk.
+        both = dask.delayed(load_shards)([path for path, _ in group])
+        xs.append(da.from_delayed(both[0], (n, n_features), dtype=np.float64, meta=meta))
+        ys.append(da.from_delayed(both[1], (n,), dtype=np.intp, meta=np.empty(0, np.intp)))
+    return da.concatenate(xs), da.concatenate(ys)
+
+
+def _n_chunks(shards: list) -> int:
+    return -(-len(shards) // SHARDS_PER_CHUNK)
+
+
+def _peak_rss() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024.0  # Linux: KiB
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU time of this process (all its threads)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_job(job: dict) -> dict:
+    """Fit once per repeat under ``job["scheduler"]``: median wall and CPU time, peak RSS.
+
+    CPU seconds are this process's (threads included; with a cluster it also runs the
+    scheduler) and, for a cluster, each worker's, read with ``getrusage`` around every fit.
+    """
+    import dask
+
+    from bayesnb import distributed
+    from bayesnb.naive_bayes import MultinomialNB
+
+    shards = [tuple(s) for s in job["shards"]]
+    n_features = job["n_features"]
+    classes = np.arange(N_CLASSES)  # declared: no first pass that would read every shard
+    client = cluster = None
+    if job["scheduler"].startswith("cluster"):
+        from distributed import Client, LocalCluster
+
+        if job["scheduler"] == "cluster-no-trim":
+            # Dask's nanny starts workers with MALLOC_TRIM_THRESHOLD_=65536, which also turns
+            # off glibc's adaptive mmap threshold: every multi-MB temporary (a chunk's K × V
+            # count table) is then a fresh mmap, page-faulted in and unmapped again.
+            key = "distributed.nanny.pre-spawn-environ"
+            environ = {
+                k: v for k, v in dask.config.get(key).items() if k != "MALLOC_TRIM_THRESHOLD_"
+            }
+            dask.config.set({key: environ})
+        cluster = LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            memory_limit="2GB",  # the budget: the nanny restarts a worker beyond 95%
+        )
+        client = Client(cluster, set_as_default=False)
+    times, cpu, worker_cpu = [], [], []
+    try:
+        # Warm-up (not timed): first-call imports and caches, on every worker of a cluster.
+        if client is not None:
+            client.run(lambda: __import__("bayesnb.distributed"))
+        warm_X, warm_y = _dask_inputs(shards[:2], n_features)
+        distributed.fit(
+            MultinomialNB(), warm_X[:2000], warm_y[:2000], classes=classes, client=client
+        )
+        for _ in range(job["repeats"]):
+            X, y = _dask_inputs(shards, n_features)
+            est = MultinomialNB()
+            w0 = client.run(_cpu_seconds) if client is not None else {}
+            c0, t0 = _cpu_seconds(), time.perf_counter()
+            if client is not None:
+                distributed.fit(est, X, y, classes=classes, client=client)
+            else:
+                with dask.config.set(scheduler=job["scheduler"], num_workers=2):
+                    distributed.fit(est, X, y, classes=classes)
+            times.append(time.perf_counter() - t0)
+            cpu.append(_cpu_seconds() - c0)
+            if client is not None:
+                w1 = client.run(_cpu_seconds)
+                worker_cpu.append(sorted(w1[k] - w0[k] for k in w0))
+        n_docs = int(est.class_count_.sum())
+        assert n_docs == sum(n for _, n in shards), "every document must be counted"
+        workers = []
+        if client is not None:
+            workers = sorted(client.run(_peak_rss).values())
+    finally:
+        if client is not None:
+            client.close()
+            cluster.close()
+    best = int(np.argsort(times)[len(times) // 2])  # the median run
+    return {
+        "seconds": times[best],
+        "cpu": cpu[best],
+        "worker_cpu": worker_cpu[best] if worker_cpu else [],
+        "times": times,
+        "rss": _peak_rss(),
+        "worker_rss": workers,
+        "tokens": float(est.feature_count_.sum()),
+    }
+
+
+def _measure(job: dict) -> dict:
+    """Run ``job`` in a fresh Python process (its own peak RSS) and return its result."""
+    proc = subprocess.run(
+        [sys.executable, __file__, "--job", json.dumps(job)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"benchmark job {job['label']} failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+# -- reporting -------------------------------------------------------------------------------
+def _slope(x, t) -> float:
+    return float(np.polyfit(np.log10(x), np.log10(t), 1)[0])
+
+
+def _plot(doc_rows: list[dict], vocab_rows: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), constrained_layout=True)
+    for ax, rows, key, label in (
+        (axes[0], doc_rows, "docs", "documents"),
+        (axes[1], vocab_rows, "features", "vocabulary (features)"),
+    ):
+        x = np.array([r[key] for r in rows], dtype=float)
+        ax.loglog(x, [r["seconds"] for r in rows], "o-", label="fit time (s)")
+        ax.loglog(x, [r["rss"] / GB for r in rows], "s--", label="peak RSS (GB)")
+        ax.set_xlabel(label)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+    slope = _slope([r["docs"] for r in doc_rows], [r["seconds"] for r in doc_rows])
+    axes[0].set_title(f"MultinomialNB on Dask, 2^18 features: slope {slope:.2f}")
+    axes[1].set_title(f"{VOCAB_DOCS:,} documents")
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", help="documents up to 10^6 (default)")
+    size.add_argument("--full", action="store_true", help="documents up to 10^7 (~1.5 GB cache)")
+    parser.add_argument("--repeats", type=int, default=3, help="fits per timing (median)")
+    parser.add_argument("--job", help=argparse.SUPPRESS)  # internal: one measurement
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the sweeps, print the table, save plot and JSON; return the number of missed targets."""
+    args = _parser().parse_args(argv)
+    if args.job:
+        print(json.dumps(run_job(json.loads(args.job))))
+        return 0
+    sizes = DOC_SIZES_FULL if args.full else DOC_SIZES_QUICK
+    OUT.mkdir(parents=True, exist_ok=True)
+    print(f"bench_scale: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} (1 min)")
+
+    def job(label, shards, n_features, scheduler, repeats=args.repeats):
+        result = _measure(
+            dict(
+                label=label,
+                shards=shards,
+                n_features=n_features,
+                scheduler=scheduler,
+                repeats=repeats,
+            )
+        )
+        result["load"] = os.getloadavg()[0]
+        return result
+
+    doc_rows = []
+    for n in sizes:
+        shards = corpus(n, HASHED_FEATURES)
+        repeats = args.repeats if n <= SPEEDUP_DOCS else 1
+        r = job(f"docs={n}", shards, HASHED_FEATURES, "synchronous", repeats)
+        doc_rows.append({"docs": n, "features": HASHED_FEATURES, "chunks": _n_chunks(shards), **r})
+        print(f"  {n:>10,} documents: {r['seconds']:8.2f} s  {r['rss'] / GB:5.2f} GB")
+    vocab_rows = []
+    for v in VOCAB_SIZES:
+        shards = corpus(VOCAB_DOCS, v)
+        r = job(f"features={v}", shards, v, "synchronous")
+        vocab_rows.append({"docs": VOCAB_DOCS, "features": v, "chunks": _n_chunks(shards), **r})
+        print(f"  {v:>10,} features:  {r['seconds']:8.2f} s  {r['rss'] / GB:5.2f} GB")
+    speed = {}
+    for n in sorted({SPEEDUP_DOCS, sizes[-1]}):
+        shards = corpus(n, HASHED_FEATURES)
+        runs = {"synchronous": next(r for r in doc_rows if r["docs"] == n)}
+        repeats = args.repeats if n <= SPEEDUP_DOCS else 1
+        for scheduler in ("threads", "cluster", "cluster-no-trim"):
+            runs[scheduler] = job(scheduler, shards, HASHED_FEATURES, scheduler, repeats)
+        speed[n] = runs
+
+    print(
+        f"\n{'documents':>11} {'features':>9} {'chunks':>6} {'fit s':>8} {'CPU s':>7} "
+        f"{'docs/s':>10} {'peak RSS GB':>11} {'load':>5}"
+    )
+    for r in doc_rows + vocab_rows:
+        print(
+            f"{r['docs']:>11,} {r['features']:>9,} {r['chunks']:>6} {r['seconds']:>8.2f} "
+            f"{r['cpu']:>7.2f} {r['docs'] / r['seconds']:>10,.0f} {r['rss'] / GB:>11.2f} "
+            f"{r['load']:>5.2f}"
+        )
+    slope = _slope([r["docs"] for r in doc_rows], [r["seconds"] for r in doc_rows])
+    big = [r for r in doc_rows if r["docs"] >= 100_000]
+    slope_big = _slope([r["docs"] for r in big], [r["seconds"] for r in big])
+
+    names = {
+        "synchronous": "one process, 1 thread (synchronous)",
+        "threads": "one process, 2 threads",
+        "cluster": "LocalCluster, 2 workers x 1 thread",
+        "cluster-no-trim": "  same, no MALLOC_TRIM_THRESHOLD_",
+    }
+    for n, runs in speed.items():
+        base = runs["synchronous"]
+        print(f"\n{n:,} documents, {HASHED_FEATURES:,} features ({base['chunks']} chunks)")
+        print(
+            f"  {'':<36} {'fit s':>6} {'speed-up':>8} {'CPU s (driver; workers)':>24}  peak RSS GB"
+        )
+        for key, r in runs.items():
+            workers = (
+                "; " + ", ".join(f"{c:.2f}" for c in r["worker_cpu"]) if r["worker_cpu"] else ""
+            )
+            rss = ", ".join(f"{v / GB:.2f}" for v in [r["rss"], *r["worker_rss"]])
+            print(
+                f"  {names[key]:<36} {r['seconds']:>6.2f} {base['seconds'] / r['seconds']:>7.2f}x "
+                f"{r['cpu']:>10.2f}{workers:<14}  {rss}  (load {r['load']:.2f})"
+            )
+        bound = base["cpu"] / max(runs["cluster-no-trim"]["worker_cpu"])
+        print(
+            f"  CPU-bound speed-up of the cluster (1-thread CPU / busiest worker's CPU): "
+            f"{bound:.2f}x"
+        )
+    print(f"load average now {os.getloadavg()[0]:.2f} (1 min); {os.cpu_count()} CPUs")
+
+    at = speed[SPEEDUP_DOCS]
+    speedup = at["synchronous"]["seconds"] / at["cluster"]["seconds"]
+    speedup_no_trim = at["synchronous"]["seconds"] / at["cluster-no-trim"]["seconds"]
+    every = [*doc_rows, *vocab_rows, *(r for runs in speed.values() for r in runs.values())]
+    peak = max(max([r["rss"], *r["worker_rss"]]) for r in every)
+    lo, hi = SLOPE_TARGET
+    checks = [
+        (
+            lo <= slope <= hi,
+            f"time ~ documents^{slope:.2f} over {sizes[0]:,}..{sizes[-1]:,} "
+            f"(>= 10^5 only: {slope_big:.2f}); target {lo}-{hi}",
+        ),
+        (
+            max(speedup, speedup_no_trim) >= SPEEDUP_TARGET,
+            f"LocalCluster(2) speed-up at {SPEEDUP_DOCS:,} documents {speedup:.2f}x "
+            f"({speedup_no_trim:.2f}x without MALLOC_TRIM_THRESHOLD_); target >= "
+            f"{SPEEDUP_TARGET}x",
+        ),
+        (
+            peak <= RSS_BUDGET,
+            f"peak RSS per process {peak / GB:.2f} GB; budget "
+            f"{RSS_BUDGET / GB:.0f} GB (largest corpus {sizes[-1]:,} documents)",
+        ),
+    ]
+    for ok, text in checks:
+        print(f"{'PASS' if ok else 'FAIL'}  {text}")
+
+    png = OUT / "bench_scale.png"
+    _plot(doc_rows, vocab_rows, png)
+    summary = {
+        "documents": doc_rows,
+        "vocabulary": vocab_rows,
+        "speedup": {str(n): runs for n, runs in speed.items()},
+        "slope": slope,
+        "slope_from_1e5": slope_big,
+        "cpus": os.cpu_count(),
+    }
+    (OUT / "bench_scale.json").write_text(json.dumps(summary, indent=2))
+    print(f"plot: {png.relative_to(ROOT)}; numbers: {(OUT / 'bench_scale.json').relative_to(ROOT)}")
+    return sum(not ok for ok, _ in checks)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
