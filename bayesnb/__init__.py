@@ -8,6 +8,7 @@ MLE, MAP, posterior mean or full posterior predictive.
 from importlib.metadata import PackageNotFoundError, version
 
 from bayesnb import datasets
+from bayesnb.compare import compare
 from bayesnb.gda import GDA
 from bayesnb.learning_curve import learning_curve
 from bayesnb.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
@@ -25,13 +26,24 @@ def load(path, expected=None):
     return _load(path, expected=expected)
 
 
+def __getattr__(name: str):
+    # bayesnb.report imports matplotlib and ArviZ: loaded on first use, not with the package.
+    if name == "report":
+        import importlib
+
+        return importlib.import_module("bayesnb.report")
+    raise AttributeError(f"module 'bayesnb' has no attribute {name!r}")
+
+
 __all__ = [
     "GDA",
     "BernoulliNB",
     "CategoricalNB",
     "MultinomialNB",
     "__version__",
+    "compare",
     "datasets",
     "learning_curve",
     "load",
+    "report",
 ]

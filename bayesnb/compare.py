@@ -101,24 +101,43 @@ def n_parameters(estimator) -> int:
     return -1  # unknown for a foreign estimator
 
 
-def _elpd_loo(estimator, X, y) -> tuple[float, float, float]:
+def _elpd_loo(estimator, X, y, draws: int = 500) -> tuple[float, float, float]:
     """PSIS-LOO of the training labels where the estimator has a posterior; NaN otherwise."""
     if not hasattr(estimator, "label_log_likelihood"):
         return np.nan, np.nan, np.nan
-    import arviz as az
+    from bayesnb.loo import psis_loo
 
-    tree = estimator.label_log_likelihood(X, y)
+    tree = estimator.label_log_likelihood(X, y, draws=draws)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        loo = az.loo(tree, var_name="y")
-    for w in caught:  # surface Pareto-k warnings once, named
-        warnings.warn(f"{type(estimator).__name__}: {w.message}", UserWarning, stacklevel=3)
+        loo = psis_loo(tree, var_name="y")
+    for w in caught:  # surface Pareto-k warnings, named after the estimator
+        category = w.category if issubclass(w.category, Warning) else UserWarning
+        warnings.warn(f"{type(estimator).__name__}: {w.message}", category, stacklevel=3)
     good = getattr(loo, "good_k", 0.7)
     bad = float(np.sum(np.asarray(loo.pareto_k) > good))
     return float(loo.elpd), float(loo.se), bad
 
 
-def _evaluate(estimator, X_train, y_train, X_test, y_test, loo: bool) -> dict[str, float]:
+def _posterior_key(estimator) -> tuple | None:
+    """What the posterior depends on: the model and every parameter but ``estimate``."""
+    if not hasattr(estimator, "label_log_likelihood"):
+        return None
+    params = estimator.get_params(deep=False)
+    params.pop("estimate", None)
+    return (type(estimator).__name__, repr(sorted(params.items())))
+
+
+def _evaluate(
+    estimator,
+    X_train,
+    y_train,
+    X_test,
+    y_test,
+    loo: bool,
+    loo_cache: dict | None = None,
+    loo_draws: int = 500,
+) -> dict[str, float]:
     t0 = time.perf_counter()
     fitted = clone(estimator).fit(X_train, y_train)
     fit_time = time.perf_counter() - t0
@@ -134,7 +153,14 @@ def _evaluate(estimator, X_train, y_train, X_test, y_test, loo: bool) -> dict[st
         raise ValueError("y_test holds labels the estimator never saw in training")
     with np.errstate(divide="ignore"):
         lpd = float(np.sum(np.log(proba[np.arange(len(y_test)), index])))
-    elpd, elpd_se, bad = _elpd_loo(fitted, X_train, y_train) if loo else (np.nan,) * 3
+    elpd, elpd_se, bad = (np.nan,) * 3
+    if loo:
+        # The posterior, hence LOO, is the same for mle / mean / bayes of one prior: once each.
+        key = _posterior_key(fitted)
+        cache = {} if loo_cache is None or key is None else loo_cache
+        if key not in cache:
+            cache[key] = _elpd_loo(fitted, X_train, y_train, loo_draws)
+        elpd, elpd_se, bad = cache[key]
     return {
         "accuracy": accuracy_score(y_test, pred),
         "log_loss": log_loss(y_test, proba, labels=classes),
@@ -159,6 +185,7 @@ def compare(
     cv=None,
     *,
     loo: bool = True,
+    loo_draws: int = 500,
 ) -> xr.Dataset:
     """Evaluate several classifiers on the same data; one row per name.
 
@@ -174,7 +201,11 @@ def compare(
         Cross-validate on the training data instead (stratified for an int); metrics are
         averaged over folds and the per-fold values kept in ``<metric>_folds``.
     loo : bool, default True
-        Compute PSIS-LOO of the training labels for estimators with a posterior.
+        Compute PSIS-LOO of the training labels for estimators with a posterior (from
+        ``estimator.label_log_likelihood``: exact posterior draws, see :mod:`bayesnb.loo`).
+        Pareto-k warnings are re-issued prefixed with the estimator's class name.
+    loo_draws : int, default 500
+        Posterior draws for PSIS-LOO.
 
     Returns
     -------
@@ -189,7 +220,11 @@ def compare(
         raise ValueError("y_test is required with X_test")
     names = list(estimators)
     if cv is None:
-        rows = [_evaluate(estimators[n], X_train, y_train, X_test, y_test, loo) for n in names]
+        cache: dict = {}
+        rows = [
+            _evaluate(estimators[n], X_train, y_train, X_test, y_test, loo, cache, loo_draws)
+            for n in names
+        ]
         data = {m: ("name", [r[m] for r in rows]) for m in METRICS}
         ds = xr.Dataset(data, coords={"name": names})
     else:
@@ -197,10 +232,18 @@ def compare(
         splitter = check_cv(cv, y_arr, classifier=True)
         folds = list(splitter.split(np.zeros(len(y_arr)), y_arr))
         table = np.empty((len(names), len(folds), len(METRICS)))
+        caches: list[dict] = [{} for _ in folds]
         for i, n in enumerate(names):
             for f, (tr, te) in enumerate(folds):
                 r = _evaluate(
-                    estimators[n], _rows(X_train, tr), y_arr[tr], _rows(X_train, te), y_arr[te], loo
+                    estimators[n],
+                    _rows(X_train, tr),
+                    y_arr[tr],
+                    _rows(X_train, te),
+                    y_arr[te],
+                    loo,
+                    caches[f],
+                    loo_draws,
                 )
                 table[i, f] = [r[m] for m in METRICS]
         data = {}

@@ -1,4 +1,4 @@
-"""The ``bayesnb`` command line."""
+"""The ``bayesnb`` command line: demo, fit, report, compare; every bad input exits 2."""
 
 from __future__ import annotations
 
@@ -9,96 +9,68 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
+import bayesnb as bnb
 from bayesnb import datasets
-from bayesnb.cli import DEMO_FORTUNES, main
+from bayesnb.cli import DEMO_FORTUNES, _demo_studies, load_data, main
 
-ROW = re.compile(
-    r"^(?P<data>digits|fortunes)\s+(?P<model>\w+)\s+(?P<estimate>mle|map|mean|bayes)\s+"
-    r"(?P<accuracy>\d\.\d+)\s+(?P<log_loss>\d+\.\d+)\s+(?P<brier>\d\.\d+)\s+"
-    r"(?P<lpd>-inf|-?\d+\.\d)\s+[\d.]+\s+[\d.]+$"
+FORTUNES = all((datasets.FORTUNES_PATH / c).is_file() for c in DEMO_FORTUNES)
+BAR = re.compile(r"^\[[#.]{24}\]\s+(\d+)/(\d+)\s+[\d.]+ s  \S")
+
+
+def _corpus(path: Path, n: int = 120, labels=("spam", "ham")) -> Path:
+    rng = np.random.default_rng(1)
+    words = {
+        labels[0]: "win money prize free offer click cash deal now".split(),
+        labels[-1]: "meeting lunch report project team notes monday plan".split(),
+    }
+    common = "the a to and of for".split()
+    rows = []
+    for i in range(n):
+        label = labels[i % len(labels)]
+        text = rng.choice(words[label] + common, size=rng.integers(4, 15))
+        rows.append({"label": label, "text": " ".join(text)})
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+def _run(argv, capsys) -> tuple[int, str, str]:
+    rc = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+# -- help and usage ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--help"], "demo"),
+        (["demo", "--help"], "--no-nuts"),
+        (["fit", "--help"], "--alpha"),
+        (["report", "--help"], "--out"),
+        (["compare", "--help"], "MODEL[:ESTIMATE]"),
+    ],
 )
-METRICS = ("accuracy", "log_loss", "brier", "lpd")
+def test_help_on_every_command(argv, expected, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 0
+    assert expected in capsys.readouterr().out
 
 
-def _table(out: str) -> dict[tuple[str, str, str], dict[str, float]]:
-    rows = {}
-    for line in out.splitlines():
-        m = ROW.match(line)
-        if m:
-            key = (m["data"], m["model"], m["estimate"])
-            assert key not in rows, f"duplicate row {key}"
-            rows[key] = {k: float(m[k]) for k in METRICS}
-    return rows
-
-
-def _run_demo(tmp_path, capsys) -> tuple[dict, str]:
-    rc = main(
-        ["demo", "--out-models", str(tmp_path / "models"), "--out-reports", str(tmp_path / "rep")]
-    )
-    assert rc == 0
-    out = capsys.readouterr().out
-    return _table(out), out
-
-
-def test_demo_table(tmp_path, capsys):
-    rows, _ = _run_demo(tmp_path, capsys)
-    digits = {k: v for k, v in rows.items() if k[0] == "digits"}
-    assert len(digits) == 12  # 3 models x 4 estimates
-    assert all(0 <= r["accuracy"] <= 1 and r["log_loss"] >= 0 for r in rows.values())
-    for model in ("bernoulli", "multinomial", "categorical"):
-        assert rows["digits", model, "mean"]["accuracy"] > 0.85
-        # Smoothed estimates never give a true class probability 0.
-        assert np.isfinite(rows["digits", model, "mean"]["lpd"])
-    # MAP under Dirichlet(2) is add-one smoothing, the posterior mean under Dirichlet(1).
-    assert rows["digits", "multinomial", "map"] == rows["digits", "multinomial", "mean"]
-    # Unsmoothed, some test digit has a pixel value its class never showed in training.
-    assert rows["digits", "categorical", "mle"]["lpd"] == -np.inf
-    with (tmp_path / "rep" / "demo" / "results.csv").open() as fh:
-        written = list(csv.DictReader(fh))
-    assert len(written) == len(rows)
-    assert {(r["data"], r["model"], r["estimate"]) for r in written} == set(rows)
-    assert list(written[0])[:3] == ["data", "model", "estimate"]
-    models = sorted(p.name for p in (tmp_path / "models").iterdir())
-    assert len(models) == len(rows) and "digits-multinomial-bayes.nc" in models
-
-
-@pytest.mark.skipif(
-    not all((datasets.FORTUNES_PATH / c).is_file() for c in DEMO_FORTUNES),
-    reason=f"fortunes ({', '.join(DEMO_FORTUNES)}) not installed: apt-get install fortunes",
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["frobnicate"],
+        [],
+        ["demo", "--no-such-flag"],
+        ["fit", "poisson", "--data", "digits", "--out", "x.nc"],
+        ["fit", "multinomial", "--out", "x.nc"],
+        ["compare", "--data", "digits"],
+    ],
 )
-def test_demo_includes_fortunes(tmp_path, capsys):
-    rows, _ = _run_demo(tmp_path, capsys)
-    assert len(rows) == 16
-    assert rows["fortunes", "multinomial", "mean"]["accuracy"] > 0.5
-
-
-@pytest.mark.parametrize("installed", [False, True])
-def test_demo_without_fortunes(tmp_path, capsys, monkeypatch, installed):
-    folder = tmp_path / "fortunes"
-    if installed:  # like Debian's fortunes-min: a folder without the demo's categories
-        folder.mkdir()
-        (folder / "fortunes").write_text("One.\n%\nTwo.\n")
-    monkeypatch.setattr(datasets, "FORTUNES_PATH", folder)
-    rows, out = _run_demo(tmp_path, capsys)
-    assert "note: fortunes skipped" in out
-    assert ("unknown category" if installed else "apt-get install fortunes") in out
-    assert len(rows) == 12 and all(k[0] == "digits" for k in rows)
-
-
-def test_help_exits_zero(capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(["--help"])
-    assert exc.value.code == 0
-    assert "demo" in capsys.readouterr().out
-    with pytest.raises(SystemExit) as exc:
-        main(["demo", "--help"])
-    assert exc.value.code == 0
-    assert "--out-models" in capsys.readouterr().out
-
-
-@pytest.mark.parametrize("argv", [["frobnicate"], [], ["demo", "--no-such-flag"]])
 def test_usage_errors_exit_two(argv, capsys):
     with pytest.raises(SystemExit) as exc:
         main(argv)
@@ -106,10 +78,265 @@ def test_usage_errors_exit_two(argv, capsys):
     assert "usage: bayesnb" in capsys.readouterr().err
 
 
-def test_console_script_help():
+# -- compare ----------------------------------------------------------------------------------
+def test_compare_prints_the_table(capsys):
+    rc, out, err = _run(
+        ["compare", "--data", "digits", "multinomial", "bernoulli:mean", "--no-loo"], capsys
+    )
+    assert rc == 0, err
+    rows = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if parts and re.fullmatch(r"\w+:\w+", parts[0]):
+            rows[parts[0]] = parts[1:]
+    assert list(rows) == [
+        "multinomial:mle",
+        "multinomial:map",
+        "multinomial:mean",
+        "multinomial:bayes",
+        "bernoulli:mean",
+    ]
+    # Numbers match a direct fit on the same split.
+    data = load_data("digits")
+    est = bnb.BernoulliNB(binarize=8.0).fit(data.X_train, data.y_train)
+    acc = np.mean(est.predict(data.X_test) == data.y_test)
+    assert float(rows["bernoulli:mean"][0]) == pytest.approx(acc, abs=5e-5)
+    lp = est.predict_log_proba(data.X_test)[np.arange(len(data.y_test)), data.y_test]
+    assert float(rows["bernoulli:mean"][4]) == pytest.approx(lp.mean(), abs=5e-5)
+    assert rows["multinomial:mle"][4] == "-inf"
+    assert "540 held-out documents" in out
+
+
+def test_compare_gda_with_loo(capsys):
+    rc, out, err = _run(["compare", "--data", "wine", "gda:mean", "gda:bayes"], capsys)
+    assert rc == 0, err
+    line = next(x for x in out.splitlines() if x.startswith("gda:mean"))
+    elpd = float(line.split()[6])
+    assert np.isfinite(elpd) and elpd < 0
+
+
+# -- fit and report ---------------------------------------------------------------------------
+@pytest.mark.filterwarnings("ignore:X does not have valid feature names")
+def test_fit_and_report_on_a_csv_corpus(tmp_path, capsys):
+    corpus = _corpus(tmp_path / "mail.csv")
+    model = tmp_path / "models" / "mail.nc"
+    rc, out, err = _run(
+        ["fit", "multinomial", "--data", corpus, "--alpha", "evidence", "--out", model], capsys
+    )
+    assert rc == 0, err
+    assert out.splitlines()[-1] == f"saved: {model}"
+    assert "alpha=" in out and "120 documents" in out
+    est = bnb.load(model)
+    vocab = list(est.feature_names_in_)
+    assert "money" in vocab and "meeting" in vocab
+    # The stored vocabulary makes the file usable on new text.
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    X_new = CountVectorizer(vocabulary=vocab).transform(["free money now", "team meeting monday"])
+    assert list(est.predict(X_new)) == ["spam", "ham"]
+    out_dir = tmp_path / "reports" / "mail"
+    rc, out, err = _run(["report", model, "--data", corpus, "--out", out_dir, "--quick"], capsys)
+    assert rc == 0, err
+    assert out.splitlines()[-1] == f"report: {out_dir / 'index.html'}"
+    page = (out_dir / "index.html").read_text(encoding="utf-8")
+    assert 'id="saved-model"' in page and str(model) in page
+    bars = [BAR.match(line) for line in err.splitlines()]
+    assert all(bars) and bars[-1][1] == bars[-1][2]
+
+
+def test_fit_gda_and_report(tmp_path, capsys):
+    model = tmp_path / "wine.nc"
+    rc, _, err = _run(["fit", "gda", "--data", "wine", "--out", model], capsys)
+    assert rc == 0, err
+    assert isinstance(bnb.load(model), bnb.GDA)
+    rc, _, err = _run(
+        ["report", model, "--data", "wine", "--out", tmp_path / "rep", "--quick"], capsys
+    )
+    assert rc == 0, err
+    page = (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
+    assert 'id="gda"' in page and 'id="failures"' not in page
+
+
+def test_fit_nuts_saves_draws_and_report_checks_them(tmp_path, capsys):
+    corpus = _corpus(tmp_path / "mail.csv", n=60)
+    model = tmp_path / "mail.nc"
+    argv = ["fit", "bernoulli", "--data", corpus, "--nuts", "--draws", "150", "--tune", "150"]
+    rc, out, err = _run([*argv, "--chains", "2", "--out", model], capsys)
+    assert rc == 0, err
+    nuts = tmp_path / "mail.nuts.nc"
+    assert nuts.is_file() and f"NUTS draws: {nuts}" in out
+    assert "Against the exact conjugate posterior means" in out
+    assert "0.0 s wall time" not in out
+    rc, out, err = _run(
+        ["report", model, "--data", corpus, "--out", tmp_path / "r", "--quick"], capsys
+    )
+    assert rc == 0, err
+    page = (tmp_path / "r" / "index.html").read_text(encoding="utf-8")
+    assert 'id="sampler"' in page and "2 chains × 150 draws" in page
+
+
+# -- bad input: one line on stderr, exit 2 ----------------------------------------------------
+def _bad_inputs(tmp: Path) -> dict[str, list]:
+    no_cols = tmp / "nocols.csv"
+    no_cols.write_text("a,b\n1,2\n")
+    empty = tmp / "empty.csv"
+    empty.write_text("")
+    one_class = tmp / "one.csv"
+    one_class.write_text("label,text\nx,hello world\nx,good bye\n")
+    binary = tmp / "binary.csv"
+    binary.write_bytes(b"label,text\n\xff\xfe\x00\x01,\x80\x81\n")
+    garbage = tmp / "model.nc"
+    garbage.write_bytes(b"not a netcdf file")
+    corpus = _corpus(tmp / "ok.csv")
+    a_file = tmp / "file"
+    a_file.write_text("x")
+    return {
+        "unknown data": ["compare", "--data", "mnist", "multinomial"],
+        "missing path": ["compare", "--data", tmp / "nope.csv", "multinomial"],
+        "missing folder": [
+            "fit",
+            "multinomial",
+            "--data",
+            tmp / "no" / "dir",
+            "--out",
+            tmp / "m.nc",
+        ],
+        "csv without columns": ["compare", "--data", no_cols, "multinomial"],
+        "empty csv": ["compare", "--data", empty, "multinomial"],
+        "single class": ["compare", "--data", one_class, "multinomial"],
+        "undecodable csv": ["compare", "--data", binary, "multinomial"],
+        "unknown fortune": ["compare", "--data", "fortunes:nosuchcategory", "multinomial"],
+        "unknown model": ["compare", "--data", "digits", "poisson"],
+        "unknown estimate": ["compare", "--data", "digits", "multinomial:median"],
+        "bad alpha": [
+            "fit",
+            "multinomial",
+            "--data",
+            "digits",
+            "--alpha",
+            "-1",
+            "--out",
+            tmp / "m.nc",
+        ],
+        "alpha for gda": ["fit", "gda", "--data", "wine", "--alpha", "2", "--out", tmp / "m.nc"],
+        "gda on counts": ["fit", "gda", "--data", "digits", "--out", tmp / "m.nc"],
+        "categorical on measurements": ["compare", "--data", "wine", "categorical"],
+        "out under a file": ["fit", "multinomial", "--data", "digits", "--out", a_file / "m.nc"],
+        "missing model": ["report", tmp / "none.nc", "--data", "digits", "--out", tmp / "r"],
+        "corrupt model": ["report", garbage, "--data", "digits", "--out", tmp / "r"],
+        "report into a file": ["report", garbage, "--data", "digits", "--out", a_file],
+        "model/data mismatch": ["report", "@model", "--data", corpus, "--out", tmp / "r"],
+    }
+
+
+@pytest.fixture(scope="module")
+def digits_model(tmp_path_factory):
+    path = tmp_path_factory.mktemp("model") / "digits.nc"
+    assert main(["fit", "multinomial", "--data", "digits", "--out", str(path)]) == 0
+    return path
+
+
+BAD_CASES = [
+    "unknown data",
+    "missing path",
+    "missing folder",
+    "csv without columns",
+    "empty csv",
+    "single class",
+    "undecodable csv",
+    "unknown fortune",
+    "unknown model",
+    "unknown estimate",
+    "bad alpha",
+    "alpha for gda",
+    "gda on counts",
+    "categorical on measurements",
+    "out under a file",
+    "missing model",
+    "corrupt model",
+    "report into a file",
+    "model/data mismatch",
+]
+
+
+@pytest.mark.parametrize("case", BAD_CASES)
+def test_bad_input_exits_two_with_one_line(case, tmp_path, capsys, digits_model):
+    cases = _bad_inputs(tmp_path)
+    assert list(cases) == BAD_CASES
+    argv = [digits_model if a == "@model" else a for a in cases[case]]
+    capsys.readouterr()
+    rc, out, err = _run(argv, capsys)
+    assert rc == 2, (case, out, err)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("bayesnb: error: "), (case, err)
+    assert "Traceback" not in err
+
+
+def test_console_script_errors_cleanly():
     script = Path(sys.executable).parent / "bayesnb"
     if not script.exists():
         pytest.skip(f"console script not installed next to {sys.executable}")
-    done = subprocess.run([str(script), "--help"], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert "demo" in done.stdout
+    done = subprocess.run(
+        [str(script), "compare", "--data", "nope", "multinomial"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("bayesnb: error: unknown --data 'nope'")
+    assert len(done.stderr.strip().splitlines()) == 1
+    help_ = subprocess.run([str(script), "--help"], capture_output=True, text=True, timeout=60)
+    assert help_.returncode == 0 and "demo" in help_.stdout
+
+
+# -- demo -------------------------------------------------------------------------------------
+def test_demo_quick(tmp_path, capsys):
+    # Quick settings, no NUTS and no fortunes keep this under half a minute; the NUTS section
+    # is tested in test_report.py, the fortunes studies below.
+    models, reports = tmp_path / "models", tmp_path / "reports"
+    argv = ["demo", "--quick", "--no-nuts", "--no-fortunes"]
+    rc, out, err = _run([*argv, "--out-models", models, "--out-reports", reports], capsys)
+    assert rc == 0, err
+    index = reports / "demo" / "index.html"
+    assert out.splitlines()[-1] == f"report: {index}"
+    assert index.is_file()
+    n_studies = 5  # digits × 3 and GDA × 2
+    assert len(list(models.glob("*.nc"))) == 4 * n_studies
+    assert (models / "digits-multinomial-bayes.nc").is_file()
+    with (reports / "demo" / "results.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert list(rows[0])[:3] == ["data", "model", "estimate"]
+    assert len(rows) == 4 * n_studies + 2  # + logistic regression for the two GDA data sets
+    # The progress bar: one line per step on stderr, numbered to the total, with times.
+    bars = [BAR.match(line) for line in err.splitlines() if line.startswith("[")]
+    assert bars and all(bars)
+    assert [int(b[1]) for b in bars] == list(range(1, int(bars[0][2]) + 1))
+    page = index.read_text(encoding="utf-8")
+    assert 'id="sampler"' not in page and 'id="failures"' not in page
+    assert "fortunes" not in page
+
+
+@pytest.mark.skipif(not FORTUNES, reason="fortunes not installed: apt-get install fortunes")
+def test_demo_studies_include_fortunes():
+    notes: list[str] = []
+    studies = _demo_studies(0, True, notes)
+    assert notes == []
+    fortunes = [s for s in studies if s.data.name == "fortunes"]
+    assert [s.model for s in fortunes] == ["multinomial", "bernoulli"]
+    data = fortunes[0].data
+    assert data.kind == "text" and sorted(set(data.y)) == DEMO_FORTUNES
+    assert data.X.shape[1] == len(data.feature_names) and "computer" in set(data.feature_names)
+
+
+@pytest.mark.parametrize("installed", [False, True])
+def test_demo_without_fortunes(tmp_path, monkeypatch, installed):
+    folder = tmp_path / "fortunes"
+    if installed:  # like Debian's fortunes-min: a folder without the demo's categories
+        folder.mkdir()
+        (folder / "fortunes").write_text("One.\n%\nTwo.\n")
+    monkeypatch.setattr(datasets, "FORTUNES_PATH", folder)
+    notes: list[str] = []
+    studies = _demo_studies(0, True, notes)
+    assert len(notes) == 1 and "fortunes skipped" in notes[0]
+    assert ("unknown category" if installed else "apt-get install fortunes") in notes[0]
+    assert {s.data.name for s in studies} == {"digits", "breast_cancer", "wine"}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_digits
@@ -74,3 +76,183 @@ def test_compare_bad_arguments(digits):
         compare({"a": bnb.MultinomialNB()}, X_tr, y_tr)
     with pytest.raises(ValueError, match="y_test is required"):
         compare({"a": bnb.MultinomialNB()}, X_tr, y_tr, X_te)
+
+
+# -- PSIS-LOO of the labels (bayesnb.loo) --------------------------------------------------------
+def _hand_label_loglik(est, X, y, post, s: int) -> np.ndarray:
+    """log p(y_i | x_i, θ_s) for every document, one loop per document and class."""
+    from scipy.special import logsumexp
+    from scipy.stats import multivariate_normal
+
+    pi = post["class_prior"].values[0, s]
+    kind = type(est).__name__
+    out = []
+    for x, label in zip(np.asarray(X, dtype=float), y, strict=True):
+        joint = []
+        for c in range(len(est.classes_)):
+            lp = np.log(pi[c])
+            if kind == "BernoulliNB":
+                phi = post["feature_prob"].values[0, s, c]
+                xb = (x > est.binarize).astype(float) if est.binarize is not None else x
+                lp += np.sum(xb * np.log(phi) + (1 - xb) * np.log1p(-phi))
+            elif kind == "MultinomialNB":
+                lp += np.sum(x * np.log(post["feature_prob"].values[0, s, c]))
+            elif kind == "CategoricalNB":
+                theta = post["feature_prob"].values[0, s, c]
+                for j, v in enumerate(x.astype(int)):
+                    lp += np.log(theta[j, min(v, est.n_categories_[j])])
+            else:
+                mean = post["mean"].values[0, s, c]
+                cov = post["cov"].values[0, s]
+                cov = cov if cov.ndim == 2 else cov[c]
+                lp += multivariate_normal(mean, cov).logpdf(x)
+            joint.append(lp)
+        joint = np.array(joint)
+        out.append(joint[list(est.classes_).index(label)] - logsumexp(joint))
+    return np.array(out)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: bnb.BernoulliNB(binarize=8.0),
+        lambda: bnb.MultinomialNB(alpha=0.5),
+        lambda: bnb.CategoricalNB(),
+        lambda: bnb.GDA(),
+        lambda: bnb.GDA(covariance="per_class"),
+    ],
+    ids=["bernoulli", "multinomial", "categorical", "gda-shared", "gda-per-class"],
+)
+def test_label_log_likelihood_by_hand(make, digits):
+    X_tr, _, y_tr, _ = digits
+    X, y = X_tr[:60], y_tr[:60]
+    if "GDA" in repr(make()):
+        from sklearn.datasets import load_wine
+
+        X, y = load_wine(return_X_y=True)
+    est = make().fit(X, y)
+    tree = est.label_log_likelihood(X, y, draws=5, random_seed=7)
+    ll = tree["log_likelihood"]["y"]
+    assert ll.dims == ("chain", "draw", "doc") and ll.shape == (1, 5, len(y))
+    assert list(tree["observed_data"]["y"].values) == [str(v) for v in y]
+    # The draws are est.sample_posterior's for the same seed.
+    post = est.sample_posterior(draws=5, chains=1, random_seed=np.random.default_rng(7))
+    np.testing.assert_allclose(
+        tree["posterior"]["class_prior"].values, post["posterior"]["class_prior"].values
+    )
+    for s in (0, 4):
+        expected = _hand_label_loglik(est, X, y, post["posterior"], s)
+        np.testing.assert_allclose(ll.values[0, s], expected, rtol=1e-9, atol=1e-9)
+    assert np.all(ll.values <= 0)
+
+
+def test_label_log_likelihood_blocks_and_seed(digits):
+    X_tr, _, y_tr, _ = digits
+    X, y = X_tr[:200], y_tr[:200]
+    est = bnb.MultinomialNB().fit(X, y)
+    from bayesnb.draws import posterior_draws
+    from bayesnb.loo import label_log_likelihood_draws
+
+    # About 2 draws per block: 3 blocks of posterior_draws from one generator.
+    per_draw = 8.0 * (2 * 10 * 64 + 2 * 10 * 200)
+    ll, pi = label_log_likelihood_draws(est, X, y, draws=5, random_seed=3, max_bytes=2 * per_draw)
+    rng = np.random.default_rng(3)
+    blocks = [posterior_draws(est, draws=m, chains=1, random_seed=rng) for m in (2, 2, 1)]
+    theta = np.concatenate([b["feature_prob"][0] for b in blocks])
+    np.testing.assert_allclose(pi, np.concatenate([b["class_prior"][0] for b in blocks]))
+    codes = np.searchsorted(est.classes_, y)
+    for s in range(5):
+        joint = X @ np.log(theta[s]).T + np.log(pi[s])
+        m = joint.max(axis=1, keepdims=True)
+        lse = (m + np.log(np.exp(joint - m).sum(axis=1, keepdims=True)))[:, 0]
+        np.testing.assert_allclose(ll[s], joint[np.arange(len(y)), codes] - lse, atol=1e-9)
+    again, _ = label_log_likelihood_draws(est, X, y, draws=5, random_seed=3, max_bytes=2 * per_draw)
+    np.testing.assert_array_equal(ll, again)
+
+
+def test_label_log_likelihood_keeps_tiny_losses():
+    # Two classes far apart: p(y | x) rounds to 1, but its log must stay a tiny negative
+    # number (log1p), not 0, or PSIS is left with a constant tail.
+    X = np.array([[30.0, 0.0], [29.0, 1.0], [0.0, 30.0], [1.0, 29.0]])
+    y = np.array([0, 0, 1, 1])
+    from bayesnb.loo import label_log_likelihood_draws
+
+    ll, _ = label_log_likelihood_draws(bnb.MultinomialNB().fit(X, y), X, y, draws=50)
+    assert np.all(ll < 0) and np.all(ll > -1e-6)
+
+
+def test_compare_elpd_loo_matches_az_loo(digits):
+    import arviz as az
+
+    X_tr, X_te, y_tr, y_te = digits
+    X_tr, y_tr = X_tr[:400], y_tr[:400]
+    ests = all_estimates(bnb.BernoulliNB(binarize=8.0), map_params={"alpha": 2.0})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Pareto-k warnings (tested below)
+        ds = compare(ests, X_tr, y_tr, X_te, y_te, loo_draws=300)
+        for name in ("mean", "map"):
+            est = ests[name].fit(X_tr, y_tr)
+            tree = est.label_log_likelihood(X_tr, y_tr, draws=300)
+            loo = az.loo(tree, var_name="y")
+            assert float(ds.elpd_loo.sel(name=name)) == pytest.approx(loo.elpd, rel=1e-9)
+            assert float(ds.elpd_loo_se.sel(name=name)) == pytest.approx(loo.se, rel=1e-6)
+            # Documents whose log-likelihood spreads by under 1e-6 nats over the draws have
+            # uniform weights to that precision; their k (scale-free, fitted to differences
+            # of 1e-7) means nothing and bayesnb.loo.psis_loo sets it to 0.
+            ll = tree["log_likelihood"]["y"].values[0]
+            spread = ll.max(axis=0) - ll.min(axis=0)
+            bad = np.sum((loo.pareto_k.values > loo.good_k) & (spread > 1e-6))
+            assert float(ds.pareto_k_bad.sel(name=name)) == bad
+    # One posterior for mle / mean / bayes (α = 1), another for map (α = 2).
+    elpd = ds.elpd_loo.to_series()
+    assert elpd["mle"] == elpd["mean"] == elpd["bayes"] != elpd["map"]
+    # Held-out and leave-one-out log density per document agree roughly.
+    assert elpd["mean"] / len(y_tr) == pytest.approx(
+        float(ds.lpd.sel(name="mean")) / len(y_te), abs=0.3
+    )
+
+
+@pytest.mark.filterwarnings("ignore:Estimated shape parameter of Pareto:UserWarning")
+def test_psis_loo_constant_documents():
+    import arviz as az
+
+    from bayesnb.loo import psis_loo
+
+    rng = np.random.default_rng(0)
+    s, n = 400, 12
+    ll = -np.exp(rng.normal(-1.0, 0.8, size=(1, s, n)))
+    ll[..., :3] = -0.25  # predicted with the same probability by every draw
+    ll[..., 3] = -1e-17 * (1 + rng.random(s))  # spread far below 1e-6 nats
+
+    def tree(values):
+        return az.from_dict(
+            {"posterior": {"a": rng.normal(size=(1, s))}, "log_likelihood": {"y": values}},
+            dims={"y": ["doc"]},
+        )
+
+    loo = psis_loo(tree(ll))
+    rest = az.loo(tree(ll[..., 4:]), var_name="y", pointwise=True)
+    const = 3 * -0.25 + np.mean(ll[0, :, 3])
+    assert loo.elpd == pytest.approx(rest.elpd + const, rel=1e-9)
+    np.testing.assert_array_equal(loo.pareto_k.values[:4], 0.0)
+    np.testing.assert_allclose(loo.pareto_k.values[4:], rest.pareto_k.values)
+    np.testing.assert_allclose(loo.elpd_i.values[:3], -0.25)
+
+
+def test_compare_names_pareto_warnings(digits):
+    X_tr, X_te, y_tr, y_te = digits
+    with pytest.warns(UserWarning, match=r"^MultinomialNB: .*Pareto"):
+        compare({"nb": bnb.MultinomialNB()}, X_tr[:300], y_tr[:300], X_te, y_te, loo_draws=200)
+
+
+def test_label_log_likelihood_bad_arguments(digits):
+    X_tr, _, y_tr, _ = digits
+    est = bnb.MultinomialNB().fit(X_tr, y_tr)
+    with pytest.raises(ValueError, match="draws"):
+        est.label_log_likelihood(X_tr, y_tr, draws=0)
+    with pytest.raises(ValueError, match="labels not in classes"):
+        est.label_log_likelihood(X_tr[:3], np.array([0, 1, 99]))
+    from bayesnb.loo import label_log_likelihood
+
+    with pytest.raises(TypeError, match="LogisticRegression"):
+        label_log_likelihood(LogisticRegression(), X_tr, y_tr)

@@ -1,0 +1,317 @@
+"""LOO: exact posterior draws -> the log-likelihood of every training label, for PSIS-LOO.
+
+For each exact conjugate draw θ_s (:func:`bayesnb.draws.posterior_draws`) and training document
+i, the conditional log-likelihood of its label given its document,
+
+    log p(y_i | x_i, θ_s) = log π_{s,y_i} + log p(x_i | y_i, θ_s) − logsumexp_c [log π_{s,c} +
+    log p(x_i | c, θ_s)],
+
+is what a discriminative use of the model is judged by, and what ``az.loo`` turns into the
+PSIS-LOO estimate of the expected log predictive density of held-out labels. Everything is in
+log space; sparse documents stay sparse (one ``X @ log θᵀ`` product per block of draws, the
+draws × classes of a block scored as the "classes" of one call). Draws are generated in blocks
+sized by ``max_bytes``, so a large vocabulary never holds all draws at once.
+"""
+
+from __future__ import annotations
+
+import re
+from numbers import Integral
+
+import numpy as np
+import xarray as xr
+from scipy.special import logsumexp
+
+from bayesnb.datatree import to_datatree
+from bayesnb.draws import posterior_draws
+from bayesnb.scoring import bernoulli_jll, categorical_jll, dot_log_table
+from bayesnb.validation import check_fitted, encode_labels
+
+__all__ = ["label_log_likelihood", "label_log_likelihood_draws", "psis_loo", "short_warning"]
+
+_LOG_2PI = float(np.log(2.0 * np.pi))
+
+
+def _kind(est) -> str:
+    from bayesnb.gda import GDA
+    from bayesnb.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
+
+    for cls, kind in (
+        (BernoulliNB, "bernoulli"),
+        (MultinomialNB, "multinomial"),
+        (CategoricalNB, "categorical"),
+        (GDA, "gda"),
+    ):
+        if isinstance(est, cls):
+            return kind
+    raise TypeError(
+        f"{type(est).__name__} is not supported by bayesnb.loo; supported estimators are "
+        "BernoulliNB, MultinomialNB, CategoricalNB and GDA"
+    )
+
+
+def _cells_per_draw(est, kind: str, n_docs: int) -> int:
+    """Float64 cells one draw occupies while it is scored (parameters plus scores)."""
+    n_classes = len(est.classes_)
+    d = est.n_features_in_
+    if kind == "gda":
+        # The parameters, and the whitened residuals of every document under every class.
+        return n_classes * d * (d + 1) + 2 * n_classes * n_docs * d
+    if kind == "categorical":
+        width = int(np.max(est.n_categories_)) + 1
+        params = 2 * n_classes * d * width
+    else:
+        params = 2 * n_classes * d
+    return params + 2 * n_classes * n_docs
+
+
+def _discrete_jll(est, kind: str, X, theta: np.ndarray) -> np.ndarray:
+    """log p(x_i | c, θ_s) for a block of draws: shape (n_docs, draws, n_classes)."""
+    m, n_classes = theta.shape[:2]
+    with np.errstate(divide="ignore"):
+        if kind == "bernoulli":
+            phi = theta.reshape(m * n_classes, -1)
+            jll = bernoulli_jll(X, np.log(phi), np.log1p(-phi))
+        elif kind == "multinomial":
+            jll = dot_log_table(X, np.log(theta.reshape(m * n_classes, -1)))
+        else:
+            k = np.asarray(est.n_categories_)
+            # Padded (class, feature, value) -> the estimator's concatenated category axis.
+            flat_j = np.repeat(np.arange(k.size), k + 1)
+            flat_v = np.concatenate([np.arange(kj + 1) for kj in k])
+            table = np.log(theta[:, :, flat_j, flat_v]).reshape(m * n_classes, -1)
+            jll = categorical_jll(X, table, est._offsets, k)
+    return np.asarray(jll).reshape(X.shape[0], m, n_classes)
+
+
+def _gaussian_jll(X: np.ndarray, mean: np.ndarray, cov: np.ndarray) -> np.ndarray:
+    """log N(x_i | μ_sc, Σ_s[c]) for a block of draws: shape (n_docs, draws, n_classes).
+
+    ``mean`` is (draws, K, d); ``cov`` is (draws, d, d) (shared) or (draws, K, d, d).
+    """
+    d = X.shape[1]
+    L = np.linalg.cholesky(cov)
+    if L.ndim == 3:
+        L = L[:, None]  # one Σ for every class
+    L_inv_t = np.swapaxes(np.linalg.inv(L), -1, -2)
+    # Whitened residuals (draws, K, N, d): L⁻¹(x − μ) as row vectors.
+    W = (X[None, None, :, :] - mean[:, :, None, :]) @ L_inv_t
+    q = np.einsum("mknd,mknd->mkn", W, W)
+    log_det = 2.0 * np.log(np.diagonal(L, axis1=-2, axis2=-1)).sum(axis=-1)  # (m, K or 1)
+    jll = -0.5 * (q + log_det[..., None] + d * _LOG_2PI)
+    return np.transpose(jll, (2, 0, 1))
+
+
+def _label_terms(joint: np.ndarray, log_pi: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """log p(y_i | x_i) from joint log densities (N, m, K): shape (N, m).
+
+    Written as ``−log(1 + Σ_{c≠y} exp(d_c))`` with ``d_c = joint_c − joint_y``, through
+    ``log1p`` when the true class is the most probable: a confident, correct prediction then
+    keeps its tiny log-loss (−1e−30, say) instead of rounding to exactly 0, which would leave
+    PSIS a constant tail.
+    """
+    rows = np.arange(codes.size)
+    own = joint[rows, :, codes]
+    with np.errstate(invalid="ignore", over="ignore"):
+        d = joint - own[:, :, None]
+        d[rows, :, codes] = -np.inf
+        top = np.maximum(d.max(axis=2), 0.0)
+        rest = np.exp(d - top[..., None]).sum(axis=2)
+        out = np.where(top > 0, -(top + np.log(np.exp(-top) + rest)), -np.log1p(rest))
+    finite = np.isfinite(joint).any(axis=2)
+    out[np.isneginf(own) & finite] = -np.inf  # the label is impossible, another class is not
+    dead = ~finite
+    if dead.any():
+        # A document impossible under every class of a draw (a Beta draw of exactly 0 or 1):
+        # its label falls back to the class prior of that draw, as prediction does.
+        i, s = np.nonzero(dead)
+        out[i, s] = log_pi[s, codes[i]] - logsumexp(log_pi[s], axis=1)
+    return out
+
+
+def label_log_likelihood_draws(
+    est, X, y, draws: int = 500, random_seed=0, *, max_bytes: float = 1e8
+) -> tuple[np.ndarray, np.ndarray]:
+    """The numpy core of :func:`label_log_likelihood`.
+
+    Returns
+    -------
+    log_lik : ndarray of shape (draws, n_docs)
+        log p(y_i | x_i, θ_s).
+    class_prior : ndarray of shape (draws, n_classes)
+        The π draws used.
+    """
+    kind = _kind(est)
+    check_fitted(est)
+    if not isinstance(draws, Integral) or isinstance(draws, bool) or draws < 1:
+        raise ValueError(f"draws must be a positive integer, got {draws!r}")
+    if not (isinstance(max_bytes, int | float) and max_bytes > 0):
+        raise ValueError(f"max_bytes must be a positive number, got {max_bytes!r}")
+    Xc, yc = est._check_input(X, y, reset=False)
+    _, codes = encode_labels(yc, est.classes_)
+    n_docs = codes.size
+    per_draw = 8.0 * _cells_per_draw(est, kind, n_docs)
+    block = int(max(1, min(draws, max_bytes // per_draw)))
+    rng = np.random.default_rng(random_seed)
+    log_lik = np.empty((draws, n_docs))
+    class_prior = np.empty((draws, len(est.classes_)))
+    for start in range(0, draws, block):
+        m = min(block, draws - start)
+        values = posterior_draws(est, draws=m, chains=1, random_seed=rng)
+        pi = values["class_prior"][0]
+        with np.errstate(divide="ignore"):
+            log_pi = np.log(pi)
+        if kind == "gda":
+            jll = _gaussian_jll(Xc, values["mean"][0], values["cov"][0])
+        else:
+            jll = _discrete_jll(est, kind, Xc, values["feature_prob"][0])
+        joint = jll + log_pi[None]
+        log_lik[start : start + m] = _label_terms(joint, log_pi, codes).T
+        class_prior[start : start + m] = pi
+    return log_lik, class_prior
+
+
+def label_log_likelihood(
+    est, X, y, draws: int = 500, random_seed=0, *, max_bytes: float = 1e8
+) -> xr.DataTree:
+    """Per-draw, per-document log-likelihood of the labels under the exact posterior.
+
+    Parameters
+    ----------
+    est : fitted BernoulliNB, MultinomialNB, CategoricalNB or GDA
+        Usually fitted on ``(X, y)``: PSIS-LOO then estimates how well each training label is
+        predicted when its document is left out.
+    X : array-like or sparse matrix of shape (n_docs, n_features)
+    y : array-like of shape (n_docs,)
+        Labels, all among ``est.classes_``.
+    draws : int, default 500
+        Exact posterior draws (independent, so their relative efficiency is 1).
+    random_seed : int, Generator or None, default 0
+        The same seed gives the same values.
+    max_bytes : float, default 1e8
+        Draws are generated and scored in blocks of about this many bytes.
+
+    Returns
+    -------
+    xarray.DataTree
+        ``posterior`` with the ``class_prior`` draws (1 chain), ``log_likelihood`` with
+        ``y (chain, draw, doc)`` = log p(y_i | x_i, θ_s), and ``observed_data`` with the labels
+        as strings: ``az.loo(tree, var_name="y")`` reads it.
+    """
+    log_lik, class_prior = label_log_likelihood_draws(
+        est, X, y, draws=draws, random_seed=random_seed, max_bytes=max_bytes
+    )
+    labels = np.asarray([str(v) for v in np.asarray(y).ravel()])
+    return to_datatree(
+        est,
+        {"class_prior": class_prior[None]},
+        estimate="posterior",
+        inference="bayesnb exact conjugate",
+        groups={"log_likelihood": {"y": log_lik[None]}, "observed_data": {"y": labels}},
+        dims={"y": ["doc"]},
+        coords={"doc": list(range(labels.size))},
+    )
+
+
+def psis_loo(tree: xr.DataTree, var_name: str = "y", *, tol: float = 1e-6):
+    """``az.loo`` of a label log-likelihood tree, exact where PSIS has nothing to smooth.
+
+    A document whose log-likelihood varies across draws by at most ``tol`` nats (a label
+    predicted with probability ≈ 1 by every draw) has importance weights that are uniform to
+    that precision, and its LOO term lies within ``tol`` of the mean over draws; Pareto
+    smoothing has no tail to fit there: ArviZ's fit fails on it ("All tail values are the
+    same", or NaN weights) or returns a k that means nothing (k is scale-free, so ratios
+    differing by 1e-9 can give k > 1). Such documents get uniform log weights and k = 0, the
+    others the Pareto-smoothed weights of ``psislw``; a document whose tail cannot be fitted
+    at all keeps uniform weights and k = inf (reported as bad). ``az.loo`` then sums them as
+    usual, so with no such documents the result is ``az.loo(tree, var_name=var_name)``
+    itself, and otherwise its ELPD differs by at most ``tol`` per constant document.
+
+    Parameters
+    ----------
+    tree : xarray.DataTree
+        With a ``log_likelihood`` group holding ``var_name`` over (chain, draw, doc), as
+        :func:`label_log_likelihood` returns, and a ``posterior`` group.
+    var_name : str, default "y"
+    tol : float, default 1e-6
+        Spread (nats) below which a document's log-likelihood counts as constant.
+
+    Returns
+    -------
+    arviz_stats ELPDData
+        As ``az.loo(tree, var_name=var_name, pointwise=True)``.
+    """
+    import warnings
+
+    import arviz as az
+
+    dims = ("chain", "draw")
+    ll = tree["log_likelihood"][var_name]
+    obs = [d for d in ll.dims if d not in dims]
+    if len(obs) != 1:
+        raise ValueError(
+            f"{var_name!r} must have one observation dim besides chain and draw, got {ll.dims}"
+        )
+    ll = ll.transpose(*dims, obs[0])
+    n_samples = ll.sizes["chain"] * ll.sizes["draw"]
+    if ll.sizes["chain"] == 1:
+        reff = 1.0  # one chain of independent (exact) draws
+    else:  # as az.loo: the mean relative ESS of the posterior
+        ess = tree["posterior"].to_dataset().azstats.ess(method="mean")
+        reff = float(np.mean(np.hstack([ess[v].values.ravel() for v in ess.data_vars])))
+        reff /= n_samples
+    values = ll.values
+    with np.errstate(invalid="ignore"):
+        const = (values.max(axis=(0, 1)) - values.min(axis=(0, 1))) <= tol
+    log_w = np.full(values.shape, -np.log(n_samples))
+    k = np.zeros(values.shape[-1])
+
+    def smooth(idx) -> None:
+        with warnings.catch_warnings():
+            # NaN weights from a degenerate tail are handled below; numpy's noise is not news.
+            warnings.simplefilter("ignore", RuntimeWarning)
+            lw, kk = ll.isel({obs[0]: idx}).azstats.psislw(r_eff=reff, dim=list(dims))
+        log_w[..., idx] = lw.transpose(*dims, obs[0]).values
+        k[idx] = kk.values
+
+    idx = np.flatnonzero(~const)
+    if idx.size:
+        try:
+            smooth(idx)
+        except ValueError:  # some tail cannot be fitted: smooth document by document
+            for i in idx:
+                try:
+                    smooth([i])
+                except ValueError:
+                    k[i] = np.inf
+    failed = ~np.all(np.isfinite(log_w), axis=(0, 1)) | np.isnan(k)
+    log_w[..., failed] = -np.log(n_samples)
+    k[failed] = np.inf
+    return az.loo(
+        tree,
+        var_name=var_name,
+        pointwise=True,
+        reff=reff,
+        log_weights=ll.copy(data=log_w),
+        pareto_k=ll.isel(chain=0, draw=0, drop=True).copy(data=k),
+    )
+
+
+_PARETO = re.compile(
+    r"(?:(\w+): )?Estimated shape parameter of Pareto distribution is greater than ([\d.]+)"
+)
+
+
+def short_warning(message: str) -> str:
+    """ArviZ's long Pareto-k warning (optionally prefixed ``"Model: "``) as one short line.
+
+    Other messages are returned unchanged.
+    """
+    m = _PARETO.match(message)
+    if not m:
+        return message
+    who = f"{m[1]}: " if m[1] else ""
+    return (
+        f"{who}PSIS-LOO warned that Pareto k exceeds {m[2]} for some training documents; "
+        "their leave-one-out terms are unreliable."
+    )

@@ -1,0 +1,199 @@
+"""Report inputs: a data set with its train/test split, and a study (data set × model).
+
+A :class:`Dataset` is the documents, labels and feature names of one corpus plus a fixed
+stratified split; a :class:`Study` pairs it with a model configuration. Every section of the
+report reads these, so all sections of one report see the same split.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.model_selection import train_test_split
+
+__all__ = ["KINDS", "MODELS", "Dataset", "Study", "default_estimator", "fit_named", "quiet"]
+
+MODELS = ("bernoulli", "multinomial", "categorical", "gda")
+KINDS = ("counts", "text", "continuous")
+
+
+@dataclass
+class Dataset:
+    """Documents, labels and feature names of one corpus, with a stratified train/test split.
+
+    Parameters
+    ----------
+    name : str
+        Short name shown in the report (``"digits"``, ``"fortunes"``, a file name).
+    X : ndarray or csr_matrix of shape (n_docs, n_features)
+    y : ndarray of shape (n_docs,)
+    feature_names : array-like of str
+    kind : {"counts", "text", "continuous"}
+        ``"counts"`` and ``"text"`` suit the discrete models, ``"continuous"`` GDA.
+    description : str
+        One sentence on where the data come from.
+    binarize : float, default 0.0
+        Threshold of the Bernoulli model on these data (values above it are "present").
+    test_size : float, default 0.3
+    seed : int, default 0
+        Seed of the stratified split.
+    """
+
+    name: str
+    X: object
+    y: np.ndarray
+    feature_names: np.ndarray
+    kind: str
+    description: str = ""
+    binarize: float = 0.0
+    test_size: float = 0.3
+    seed: int = 0
+    train: np.ndarray = field(init=False, repr=False)
+    test: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
+        self.y = np.asarray(self.y)
+        self.feature_names = np.asarray(self.feature_names, dtype=object)
+        n = self.y.shape[0]
+        if self.X.shape[0] != n:
+            raise ValueError(f"X has {self.X.shape[0]} rows but y has {n} labels")
+        if self.feature_names.shape[0] != self.X.shape[1]:
+            raise ValueError(
+                f"feature_names has {self.feature_names.shape[0]} names for {self.X.shape[1]} "
+                "columns"
+            )
+        classes, counts = np.unique(self.y, return_counts=True)
+        if classes.size < 2:
+            raise ValueError(f"data set {self.name!r} holds one class only; need at least 2")
+        # A class with a single document cannot be stratified; split without it then.
+        stratify = self.y if counts.min() >= 2 else None
+        self.train, self.test = train_test_split(
+            np.arange(n), test_size=self.test_size, stratify=stratify, random_state=self.seed
+        )
+
+    @property
+    def X_train(self):
+        return self.X[self.train]
+
+    @property
+    def X_test(self):
+        return self.X[self.test]
+
+    @property
+    def y_train(self) -> np.ndarray:
+        return self.y[self.train]
+
+    @property
+    def y_test(self) -> np.ndarray:
+        return self.y[self.test]
+
+    @property
+    def classes(self) -> np.ndarray:
+        return np.unique(self.y)
+
+    @property
+    def discrete(self) -> bool:
+        return self.kind in ("counts", "text")
+
+
+def default_estimator(model: str, data: Dataset):
+    """The configuration a study uses when none is given: α = 1 everywhere, the data's threshold.
+
+    GDA is wrapped in nothing: the report standardises continuous features itself.
+    """
+    from bayesnb.gda import GDA
+    from bayesnb.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
+
+    if model == "bernoulli":
+        return BernoulliNB(binarize=data.binarize)
+    if model == "multinomial":
+        return MultinomialNB()
+    if model == "categorical":
+        return CategoricalNB()
+    if model == "gda":
+        return GDA()
+    raise ValueError(f"model must be one of {MODELS}, got {model!r}")
+
+
+@dataclass
+class Study:
+    """One data set × one model configuration.
+
+    Parameters
+    ----------
+    data : Dataset
+    model : {"bernoulli", "multinomial", "categorical", "gda"}
+    estimator : bayesnb estimator, optional
+        The unfitted configuration (default :func:`default_estimator`); it is cloned.
+    fitted : fitted estimator, optional
+        A model fitted elsewhere (``bayesnb report`` of a saved file); the report scores it on
+        the data and studies its configuration on the split.
+    source : str, optional
+        Where ``fitted`` came from (a file path), shown in the report.
+    """
+
+    data: Dataset
+    model: str
+    estimator: object = None
+    fitted: object = None
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        if self.model not in MODELS:
+            raise ValueError(f"model must be one of {MODELS}, got {self.model!r}")
+        if self.estimator is None:
+            self.estimator = default_estimator(self.model, self.data)
+
+    @property
+    def label(self) -> str:
+        return f"{self.data.name} · {self.model}"
+
+    def configured(self, **params):
+        """An unfitted clone of the study's configuration with ``params`` changed."""
+        return clone(self.estimator).set_params(**params)
+
+
+def fit_named(est, X, y, feature_names):
+    """Fit ``est`` and record the feature names (so DataTree coordinates are readable)."""
+    est.fit(X, y)
+    est.feature_names_in_ = np.asarray(feature_names, dtype=object)
+    return est
+
+
+@contextmanager
+def quiet() -> Iterator[list]:
+    """Silence the warnings a report run expects; collect the ones it should report.
+
+    Expected: the MLE's probability-0 documents (the table shows them as lpd = −inf), the
+    feature-name check after :func:`fit_named`, and library noise (xarray's join default,
+    PyTensor's BLAS). Pareto-k, sampler and convergence warnings are collected and returned.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", category=RuntimeWarning)
+        warnings.filterwarnings("ignore", message=".*does not have valid feature names")
+        warnings.filterwarnings("ignore", category=FutureWarning)
+        warnings.filterwarnings("ignore", category=DeprecationWarning)
+        warnings.filterwarnings("ignore", message=".*PyTensor could not link to a BLAS")
+        warnings.filterwarnings("ignore", message=".*recommend running at least 4 chains")
+        yield caught
+
+
+def row_lengths(X) -> np.ndarray:
+    """Sum of every row (document length for counts)."""
+    return np.asarray(X.sum(axis=1)).ravel()
+
+
+def row_nnz(X) -> np.ndarray:
+    """Non-zero entries of every row (distinct words of a document)."""
+    if sp.issparse(X):
+        return np.diff(X.tocsr().indptr)
+    return np.count_nonzero(np.asarray(X), axis=1)

@@ -1,0 +1,606 @@
+"""Report figures: section results -> PNG bytes (matplotlib Agg; ArviZ where it fits).
+
+Each ``plot_*`` function takes a result of :mod:`bayesnb.report.sections` and returns PNG
+bytes; nothing here computes statistics beyond what drawing needs (binning, sorting).
+"""
+
+from __future__ import annotations
+
+import io
+from contextlib import contextmanager
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib import colormaps
+from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
+
+from bayesnb.report import sections as S
+
+__all__ = [
+    "DPI",
+    "plot_data_summary",
+    "plot_deleted_estimation",
+    "plot_event_models",
+    "plot_forest",
+    "plot_gda_coefficients",
+    "plot_gda_regions",
+    "plot_learning_curve",
+    "plot_ppc",
+    "plot_rank",
+    "plot_reliability",
+    "plot_shrinkage",
+    "to_png",
+]
+
+DPI = 80
+COLORS = {
+    "mle": "#7f7f7f",
+    "map": "#ff7f0e",
+    "mean": "#1f77b4",
+    "bayes": "#2ca02c",
+    "logistic": "#9467bd",
+    "held_out": "#000000",
+    "laplace": "#d62728",
+    "evidence": "#1f77b4",
+    "real": "#333333",
+    "generated": "#e377c2",
+}
+_STYLE = {
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "axes.labelsize": 10,
+    "legend.fontsize": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "figure.facecolor": "white",
+}
+
+
+@contextmanager
+def _style():
+    with plt.rc_context(_STYLE):
+        yield
+
+
+def _subplots(nrows: int = 1, ncols: int = 1, **kwargs):
+    """A figure outside pyplot (no backend, no global state: safe in any session)."""
+    fig = Figure(figsize=kwargs.pop("figsize", None), layout="constrained")
+    return fig, fig.subplots(nrows, ncols, **kwargs)
+
+
+def to_png(fig, dpi: int = DPI) -> bytes:
+    """Render a matplotlib figure to PNG bytes (and release it if pyplot manages it)."""
+    buf = io.BytesIO()
+    fig.savefig(
+        buf,
+        format="png",
+        dpi=dpi,
+        bbox_inches="tight",
+        facecolor="white",
+        metadata={"Software": None},  # no version string or URL inside the page
+    )
+    plt.close(fig)
+    return buf.getvalue()
+
+
+# -- data -------------------------------------------------------------------------------------
+def plot_data_summary(result: S.DataSummary) -> bytes:
+    """Class sizes and document lengths of every data set."""
+    names = list(result.class_sizes)
+    with _style():
+        fig, axes = _subplots(2, len(names), figsize=(3.2 * len(names), 5.2), squeeze=False)
+        for i, name in enumerate(names):
+            sizes = result.class_sizes[name]
+            ax = axes[0, i]
+            ax.bar(range(len(sizes)), sizes.values, color="#1f77b4")
+            ax.set_xticks(range(len(sizes)))
+            long = max(len(str(c)) for c in sizes.index) > 3
+            ax.set_xticklabels(
+                sizes.index, rotation=35 if long else 0, ha="right" if long else "center"
+            )
+            ax.set_title(f"{name}: documents per class")
+            ax.set_ylabel("documents")
+            ax = axes[1, i]
+            if name in result.lengths:
+                length = result.lengths[name]
+                ax.hist(length, bins=40, color="#555555")
+                ax.set_xlabel("document length (sum of counts)")
+                ax.set_ylabel("documents")
+                ax.set_title(f"{name}: lengths")
+            else:
+                ax.text(0.5, 0.5, "continuous features\n(no lengths)", ha="center", va="center")
+                ax.set_axis_off()
+        return to_png(fig)
+
+
+# -- estimates --------------------------------------------------------------------------------
+def _nines(p) -> np.ndarray:
+    """Confidence as "nines": −log10(1 − p) (0.9 → 1, 0.99 → 2), capped at 15."""
+    with np.errstate(divide="ignore"):
+        return np.minimum(-np.log10(np.clip(1.0 - np.asarray(p, dtype=float), 0.0, 1.0)), 15.0)
+
+
+def _nines_label(t: float, _pos=None) -> str:
+    if t <= 0:
+        return "0"
+    if t <= 4 and float(t).is_integer():
+        return "0." + "9" * int(t)
+    return f"1−1e−{t:g}"
+
+
+def plot_reliability(result: S.EstimateResult) -> bytes:
+    """Reliability diagrams: accuracy against mean confidence in equal-mass bins.
+
+    Confidence is drawn in "nines", −log10(1 − p), so 0.9, 0.99, 0.999 ... are evenly
+    spaced: naive Bayes puts most documents there, and that is where its over-confidence
+    shows.
+    """
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    names = list(result.reliability)
+    top = max(float(_nines(result.reliability[n]["confidence"]).max()) for n in names)
+    top = max(2.0, np.ceil(top + 0.3))
+    with _style():
+        fig, axes = _subplots(1, len(names), figsize=(2.9 * len(names), 3.5), sharey=True)
+        axes = np.atleast_1d(axes)
+        grid = np.linspace(0.0, top, 200)
+        for ax, name in zip(axes, names, strict=True):
+            rel = result.reliability[name]
+            ax.plot(grid, 1.0 - 10.0**-grid, color="#999999", lw=1, ls="--", label="calibrated")
+            ax.errorbar(
+                _nines(rel["confidence"]),
+                rel["accuracy"],
+                yerr=2 * rel["se"],
+                fmt="o",
+                ms=5,
+                color=COLORS.get(name, "#333333"),
+                ecolor=COLORS.get(name, "#333333"),
+                elinewidth=1,
+                capsize=2,
+                label="bin (±2 SE)",
+            )
+            ece = result.table.loc[name, "ece"]
+            ax.set_title(f"{S.ESTIMATE_LABELS[name]}\nECE {ece:.3f}")
+            ax.set_xlim(0, top)
+            ax.set_ylim(-0.02, 1.05)
+            ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
+            ax.xaxis.set_major_formatter(FuncFormatter(_nines_label))
+            ax.tick_params(axis="x", labelrotation=30, labelsize=8)
+            ax.set_xlabel("confidence (nines)")
+        n_bin = int(np.median(result.reliability[names[0]]["n"]))
+        axes[0].set_ylabel(f"accuracy (bins of ~{n_bin} documents)")
+        axes[0].legend(loc="lower right", frameon=False)
+        fig.suptitle(
+            f"Reliability on held-out data: {result.study.label} "
+            "(below the dashed line = over-confident)"
+        )
+        return to_png(fig)
+
+
+# -- parameters -------------------------------------------------------------------------------
+def plot_forest(result: S.ParameterResult) -> bytes:
+    """ArviZ forest plot of the chosen (class, feature) probabilities under every estimate."""
+    import arviz as az
+
+    n_rows = len(result.pairs)
+    pc = az.plot_forest(
+        result.trees,
+        var_names=["feature_prob"],
+        combined=True,
+        labels=["pair"],
+        ci_probs=[0.5, 0.89],
+        figure_kwargs={"figsize": (9, 1.1 + 0.55 * n_rows)},
+    )
+    pc.add_legend("model", loc="upper center", bbox_to_anchor=(0.5, 0.0), ncols=4, frameon=False)
+    fig = pc.get_viz("figure")
+    values = np.concatenate(
+        [t["posterior"]["feature_prob"].values.ravel() for t in result.trees.values()]
+    )
+    values = values[np.isfinite(values) & (values > 0)]
+    wide = bool(values.size) and values.max() / values.min() > 10
+    for ax in fig.axes:
+        if ax.lines or ax.collections:
+            if wide:
+                from matplotlib.ticker import NullFormatter
+
+                ax.set_xscale("log")
+                ax.xaxis.set_minor_formatter(NullFormatter())  # minor labels collide
+            ax.set_xlabel("probability" + (" (log scale)" if wide else ""))
+    fig.suptitle(
+        f"{result.study.label}: most class-specific features, four estimates "
+        "(intervals: exact posterior, 50% / 89%)",
+        fontsize=11,
+    )
+    return to_png(fig)
+
+
+def plot_shrinkage(result: S.ParameterResult) -> bytes:
+    """Estimates expressed as counts against the training count of every (class, feature)."""
+    s = result.shrinkage
+    alpha = result.alpha
+    with _style():
+        fig, (ax, ax2) = _subplots(1, 2, figsize=(11, 4.2))
+        x = s["count"].to_numpy()
+        jitter = np.random.default_rng(0).uniform(-0.15, 0.15, x.size)
+        xs = np.where(x == 0, 0, x) + np.where(x < 10, jitter, 0)
+        ax.scatter(
+            xs,
+            s["laplace"],
+            s=4,
+            alpha=0.35,
+            color=COLORS["laplace"],
+            rasterized=True,
+            label=f"posterior mean, α = {alpha:g}",
+        )
+        ax.scatter(
+            xs,
+            s["evidence"],
+            s=4,
+            alpha=0.35,
+            color=COLORS["evidence"],
+            rasterized=True,
+            label=f"posterior mean, evidence α = {result.alpha_evidence:.3g}",
+        )
+        top = max(float(x.max()), 1.0)
+        grid = np.geomspace(1.0, top, 50)
+        ax.plot(grid, grid, color="black", lw=1.2, label="MLE (the count itself)")
+        ax.plot([0], [0], "o", color="black", ms=4)
+        ax.set_xscale("symlog", linthresh=1)
+        ax.set_yscale("symlog", linthresh=0.1)
+        ax.set_xlabel("training count of the (class, feature) pair")
+        ax.set_ylabel("estimate × class total (pseudo-count)")
+        ax.set_title("Shrinkage: estimates as counts")
+        ax.legend(frameon=False, loc="upper left", markerscale=3)
+        ok = s["mle"] > 0
+        ax2.scatter(
+            s.loc[ok, "count"],
+            s.loc[ok, "laplace"] / s.loc[ok, "mle"],
+            s=4,
+            alpha=0.35,
+            color=COLORS["laplace"],
+            rasterized=True,
+            label=f"α = {alpha:g}",
+        )
+        ax2.scatter(
+            s.loc[ok, "count"],
+            s.loc[ok, "evidence"] / s.loc[ok, "mle"],
+            s=4,
+            alpha=0.35,
+            color=COLORS["evidence"],
+            rasterized=True,
+            label=f"evidence α = {result.alpha_evidence:.3g}",
+        )
+        ax2.axhline(1, color="black", lw=1.2)
+        ax2.set_xscale("log")
+        ax2.set_yscale("log")
+        ax2.set_xlabel("training count (seen pairs)")
+        ax2.set_ylabel("posterior mean / MLE")
+        ax2.set_title("Ratio to the MLE")
+        ax2.legend(frameon=False, markerscale=3)
+        return to_png(fig)
+
+
+# -- smoothing --------------------------------------------------------------------------------
+def plot_deleted_estimation(result: S.SmoothingResult) -> bytes:
+    """Held-out counts against training counts, and the log evidence over α."""
+    d = result.deleted
+    with _style():
+        fig, (ax, ax2) = _subplots(1, 2, figsize=(11, 4.3))
+        x = d["r"].to_numpy()
+        ax.plot(
+            x,
+            d["held_out"],
+            "o-",
+            color=COLORS["held_out"],
+            lw=2,
+            label="held out (other half, rescaled)",
+        )
+        ax.plot(x, d["mle"], "--", color=COLORS["mle"], label="MLE: r")
+        ax.plot(
+            x,
+            d["laplace"],
+            "s-",
+            ms=4,
+            color=COLORS["laplace"],
+            label="add-one: (r + 1)·N/(N + "
+            + ("V)" if result.study.model == "multinomial" else "2)"),
+        )
+        ax.plot(
+            x,
+            d["evidence"],
+            "^-",
+            ms=4,
+            color=COLORS["evidence"],
+            label=f"posterior mean, evidence α ≈ {np.mean(result.alpha_halves):.3g}",
+        )
+        ax.set_xscale("symlog", linthresh=1)
+        ax.set_yscale("symlog", linthresh=0.01)
+        ax.set_xlabel("count r in one half of the training data")
+        ax.set_ylabel("average count in the other half")
+        ax.set_title("Deleted estimation (Jelinek–Mercer, Church–Gale)")
+        ax.legend(frameon=False, loc="upper left")
+        ax2.plot(result.alphas, result.log_evidence, color="black", lw=1.8, label="log evidence")
+        ax2.axvline(
+            result.alpha_evidence,
+            color=COLORS["evidence"],
+            ls="--",
+            label=f"evidence maximum α = {result.alpha_evidence:.3g}",
+        )
+        ax2.axvline(
+            result.alpha_cv,
+            color=COLORS["map"],
+            ls=":",
+            lw=2,
+            label=f"cross-validated α = {result.alpha_cv:.3g}",
+        )
+        ax2.axvline(1.0, color=COLORS["laplace"], ls="-", lw=0.8, alpha=0.6, label="α = 1")
+        ax2.set_xscale("log")
+        ax2.set_xlabel("α (symmetric prior concentration)")
+        ax2.set_ylabel("log p(X, y | α)  [nats]")
+        ax2.set_title("Log evidence over α")
+        top = result.log_evidence.max()
+        span = top - np.percentile(result.log_evidence, 20)
+        ax2.set_ylim(top - 1.2 * span, top + 0.1 * span)
+        ax3 = ax2.twinx()
+        ax3.plot(
+            result.cv_alphas,
+            result.cv_score,
+            "o-",
+            ms=3,
+            color=COLORS["map"],
+            alpha=0.8,
+            label="CV label log-lik / doc",
+        )
+        ax3.set_ylabel("CV held-out log p(y | x) per document", color=COLORS["map"])
+        ax3.grid(False)
+        ax3.spines["right"].set_visible(True)
+        h1, l1 = ax2.get_legend_handles_labels()
+        h2, l2 = ax3.get_legend_handles_labels()
+        ax2.legend(h1 + h2, l1 + l2, frameon=False, loc="lower center", fontsize=8)
+        return to_png(fig)
+
+
+# -- sampler ----------------------------------------------------------------------------------
+def plot_rank(result: S.SamplerResult) -> bytes:
+    """ArviZ rank plot (fractional-rank ECDF) of the parameters with the largest R-hat."""
+    import arviz as az
+
+    n = len(result.rank_data["posterior"].data_vars)
+    pc = az.plot_rank(result.rank_data, figure_kwargs={"figsize": (min(3.0 * n, 11), 3.0)})
+    return to_png(pc.get_viz("figure"))
+
+
+# -- posterior predictive ---------------------------------------------------------------------
+def plot_ppc(result: S.PPCResult) -> bytes:
+    """Generated against real documents: lengths, distinct features, frequency–rank."""
+    feature, doc = S.words(result.study.data)
+    with _style():
+        fig, axes = _subplots(1, 3, figsize=(12, 3.8))
+        ax = axes[0]
+        hi = np.percentile(np.concatenate([result.real_length, result.gen_length]), 99.5)
+        bins = np.linspace(0, max(hi, 1), 40)
+        ax.hist(
+            result.real_length,
+            bins=bins,
+            histtype="step",
+            lw=2,
+            color=COLORS["real"],
+            label="real (training)",
+        )
+        ax.hist(
+            result.gen_length,
+            bins=bins,
+            histtype="step",
+            lw=2,
+            color=COLORS["generated"],
+            label="generated",
+        )
+        ax.set_xlabel(
+            f"{doc} length"
+            if result.study.model == "multinomial"
+            else f"present {feature}s per {doc}"
+        )
+        ax.set_ylabel(f"{doc}s")
+        ax.set_title("Length")
+        ax.legend(frameon=False)
+        ax = axes[1]
+        if result.study.model == "multinomial":
+            for name, L, D in (
+                ("real", result.real_length, result.real_distinct),
+                ("generated", result.gen_length, result.gen_distinct),
+            ):
+                ok = L > 0
+                edges = np.unique(np.percentile(L[ok], np.linspace(0, 100, 16)))
+                idx = np.clip(np.digitize(L[ok], edges[1:-1]), 0, len(edges) - 2)
+                mids = [L[ok][idx == b].mean() for b in range(len(edges) - 1) if (idx == b).any()]
+                ratio = [
+                    (D[ok][idx == b] / L[ok][idx == b]).mean()
+                    for b in range(len(edges) - 1)
+                    if (idx == b).any()
+                ]
+                ax.plot(mids, ratio, "o-", ms=4, color=COLORS[name], label=name)
+            ax.set_xlabel(f"{doc} length (binned)")
+            ax.set_ylabel(f"distinct {feature}s / length")
+            ax.set_title(f"Distinct {feature}s per token")
+            ax.legend(frameon=False)
+        else:
+            ax.hist(
+                result.real_distinct - result.real_distinct.mean(),
+                bins=30,
+                histtype="step",
+                lw=2,
+                color=COLORS["real"],
+                label="real",
+                density=True,
+            )
+            ax.hist(
+                result.gen_distinct - result.gen_distinct.mean(),
+                bins=30,
+                histtype="step",
+                lw=2,
+                color=COLORS["generated"],
+                label="generated",
+                density=True,
+            )
+            ax.set_xlabel("deviation from the mean count")
+            ax.set_ylabel("density")
+            ax.set_title(f"Spread of present {feature}s")
+            ax.legend(frameon=False)
+        ax = axes[2]
+        styles = ["-", "--", ":"]
+        for i, c in enumerate(result.rank_real):
+            rr, gg = result.rank_real[c], result.rank_gen[c]
+            ls = styles[i % 3]
+            ax.plot(np.arange(1, rr.size + 1), rr, ls, color=COLORS["real"], label=f"{c}, real")
+            ax.plot(
+                np.arange(1, gg.size + 1),
+                gg,
+                ls,
+                color=COLORS["generated"],
+                label=f"{c}, generated",
+            )
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel(f"{feature} rank within class")
+        ax.set_ylabel("total count in class")
+        ax.set_title("Frequency–rank per class")
+        ax.legend(frameon=False, fontsize=7, ncol=2)
+        fig.suptitle(f"Posterior predictive check: {result.study.label}")
+        return to_png(fig)
+
+
+# -- event models -----------------------------------------------------------------------------
+def plot_event_models(result: S.EventModelResult) -> bytes:
+    """Held-out label log density per document of every event model, ± 2 paired SE."""
+    t = result.table.sort_values("lpd_per_doc")
+    with _style():
+        fig, ax = _subplots(figsize=(8, 0.5 + 0.45 * len(t)))
+        y = np.arange(len(t))
+        colors = ["#1f77b4" if "evidence" in k else "#7f7f7f" for k in t.index]
+        best = t["lpd_per_doc"].max()
+        ax.errorbar(
+            best + t["diff_to_best"],
+            y,
+            xerr=2 * t["diff_se"],
+            fmt="none",
+            ecolor="#333333",
+            capsize=3,
+        )
+        ax.scatter(t["lpd_per_doc"], y, color=colors, s=50, zorder=3)
+        ax.set_yticks(y)
+        ax.set_yticklabels(t.index)
+        ax.set_xlabel("held-out log p(y | x) per document (± 2 paired SE of the gap to the best)")
+        ax.set_title(f"Event models on {result.data.name} (full-Bayes scoring)")
+        return to_png(fig)
+
+
+# -- GDA --------------------------------------------------------------------------------------
+def plot_gda_coefficients(result: S.GDAResult) -> bytes:
+    """GDA's implied logistic coefficients against a fitted logistic regression."""
+    c = result.coef
+    with _style():
+        fig, ax = _subplots(figsize=(5.6, 4.6))
+        groups = list(dict.fromkeys(c["class"]))
+        for i, g in enumerate(groups):
+            sub = c[c["class"] == g]
+            ax.scatter(
+                sub["logistic"],
+                sub["gda"],
+                s=22,
+                alpha=0.8,
+                color=colormaps["tab10"](i),
+                label=g if len(groups) > 1 else None,
+            )
+        lim = np.abs(np.concatenate([c["gda"], c["logistic"]])).max() * 1.05
+        ax.plot([-lim, lim], [-lim, lim], color="#999999", ls="--", lw=1)
+        big = c.reindex(c["gda"].abs().sort_values(ascending=False).index).head(4)
+        for _, row in big.iterrows():
+            ax.annotate(
+                str(row["feature"]),
+                (row["logistic"], row["gda"]),
+                fontsize=7,
+                xytext=(3, 3),
+                textcoords="offset points",
+            )
+        ax.set_xlabel("logistic regression coefficient")
+        ax.set_ylabel("GDA implied coefficient (Σ⁻¹ μ)")
+        ax.set_title(f"{result.study.data.name}: linear link, r = {result.coef_corr:.2f}")
+        if len(groups) > 1:
+            ax.legend(frameon=False, title="class (centred)")
+        return to_png(fig)
+
+
+def plot_learning_curve(result: S.GDAResult) -> bytes:
+    """Test error against training size, GDA and logistic regression (Ng & Jordan)."""
+    c = result.curve
+    with _style():
+        fig, ax = _subplots(figsize=(5.6, 4.6))
+        colors = [COLORS["mean"], COLORS["logistic"]]
+        for name, col in zip(c["estimator"].values, colors, strict=False):
+            m = c["error_mean"].sel(estimator=name).values
+            s = c["error_std"].sel(estimator=name).values
+            n = c["train_size"].values
+            ax.plot(n, m, "o-", color=col, label=str(name))
+            ax.fill_between(n, np.maximum(m - s, 0), m + s, color=col, alpha=0.15)
+        ax.set_xscale("log")
+        ax.set_xlabel("training examples")
+        ax.set_ylabel("test error (mean ± sd over splits)")
+        ax.set_title(f"{result.study.data.name}: learning curve")
+        ax.legend(frameon=False)
+        return to_png(fig)
+
+
+def plot_gda_regions(result: S.GDAResult) -> bytes:
+    """Decision regions of shared and per-class GDA in two discriminant coordinates."""
+    g = result.grid
+    k = len(g["classes"])
+    base = [colormaps["tab10"](i) for i in range(k)]
+    cmap = ListedColormap([(r, gg, b, 0.25) for r, gg, b, _ in base])
+    with _style():
+        fig, axes = _subplots(1, 2, figsize=(11, 4.4), sharey=True)
+        for ax, cov in zip(axes, ("shared", "per_class"), strict=True):
+            reg = g["regions"][cov]
+            ax.pcolormesh(
+                g["g0"],
+                g["g1"],
+                reg["codes"],
+                cmap=cmap,
+                shading="auto",
+                vmin=-0.5,
+                vmax=k - 0.5,
+                rasterized=True,
+            )
+            for i in range(k):
+                tr = g["ytr"] == i
+                te = g["yte"] == i
+                ax.scatter(
+                    g["Ztr"][tr, 0],
+                    g["Ztr"][tr, 1],
+                    s=10,
+                    color=base[i],
+                    alpha=0.6,
+                    label=f"{g['classes'][i]} (train)",
+                )
+                ax.scatter(
+                    g["Zte"][te, 0],
+                    g["Zte"][te, 1],
+                    s=24,
+                    facecolor="none",
+                    edgecolor=base[i],
+                    label=f"{g['classes'][i]} (test)",
+                )
+            title = "shared Σ (linear)" if cov == "shared" else "per-class Σ (quadratic)"
+            ax.set_title(f"{title}: test accuracy {100 * reg['accuracy']:.1f}%")
+            ax.set_xlabel("discriminant direction 1")
+            ax.grid(False)
+        axes[0].set_ylabel(
+            "discriminant direction 2"
+            if g["n_discriminants"] == 2
+            else "leading remaining principal direction"
+        )
+        axes[1].legend(frameon=False, fontsize=7, loc="best", ncol=2)
+        fig.suptitle(f"{result.study.data.name}: GDA decision regions")
+        return to_png(fig)

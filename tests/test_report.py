@@ -1,0 +1,300 @@
+"""The HTML report: sections computed from a small fit, one self-contained page, a browser."""
+
+from __future__ import annotations
+
+import base64
+import shutil
+import subprocess
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayesnb as bnb
+from bayesnb import datasets
+from bayesnb.cli import load_data
+from bayesnb.report import Dataset, ReportBuilder, Study
+from bayesnb.report import sections as S
+
+SECTION_IDS = [
+    "overview",
+    "data",
+    "estimates",
+    "parameters",
+    "smoothing",
+    "sampler",
+    "ppc",
+    "events",
+    "gda",
+]
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def _text_csv(path: Path, n_docs: int = 160, seed: int = 0) -> Path:
+    """A small two-class corpus with Zipf-like word frequencies and shared words."""
+    rng = np.random.default_rng(seed)
+    vocab = np.array([f"w{i}" for i in range(300)])
+    rows = []
+    for i in range(n_docs):
+        label = "sport" if i % 2 else "cooking"
+        shift = 0 if label == "sport" else 40
+        p = 1.0 / (np.arange(300) + 1.0)
+        p = np.roll(p, shift)
+        words = rng.choice(vocab, size=rng.integers(5, 40), p=p / p.sum())
+        rows.append({"label": label, "text": " ".join(words)})
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+def _digits(n: int = 600) -> Dataset:
+    d = datasets.load_digits_counts()
+    return Dataset("digits", d.data[:n], d.target[:n], d.feature_names, "counts", binarize=8.0)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """One quick report with every section: digits, a CSV corpus, wine; NUTS included."""
+    tmp = tmp_path_factory.mktemp("report")
+    digits = _digits()
+    text = load_data(str(_text_csv(tmp / "corpus.csv")))
+    wine = load_data("wine")
+    studies = [
+        Study(digits, "bernoulli"),
+        Study(digits, "multinomial"),
+        Study(digits, "categorical"),
+        Study(text, "multinomial"),
+        Study(text, "bernoulli"),
+        Study(wine, "gda"),
+    ]
+    builder = ReportBuilder(studies, nuts=True, quick=True, title="test report")
+    steps = []
+    t0 = time.perf_counter()
+    index = builder.run(tmp / "out", progress=lambda *a: steps.append(a))
+    seconds = time.perf_counter() - t0
+    return builder, index, seconds, steps
+
+
+class _Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+
+def _tags(index: Path) -> list[tuple[str, dict]]:
+    parser = _Tags()
+    parser.feed(index.read_text(encoding="utf-8"))
+    return parser.tags
+
+
+def test_report_builds_quickly_with_every_section(built):
+    builder, index, seconds, steps = built
+    assert seconds < 60, f"report took {seconds:.0f} s"
+    assert builder.failures == []
+    page = index.read_text(encoding="utf-8")
+    ids = [a.get("id") for tag, a in _tags(index) if tag == "section"]
+    assert ids == SECTION_IDS
+    # Progress: every step reported once, in order, ending with the page.
+    assert [s[0] for s in steps] == list(range(1, len(builder.steps) + 1))
+    assert [s[2] for s in steps] == builder.steps and steps[-1][2] == "write the page"
+    assert "NUTS could not run" not in page
+    # Every section has its plain-language reading.
+    for sec in SECTION_IDS:
+        chunk = page.split(f'<section id="{sec}">', 1)[1].split("</section>", 1)[0]
+        assert 'class="reading"' in chunk, sec
+
+
+def test_every_image_is_embedded_and_nothing_is_external(built):
+    _, index, _, _ = built
+    tags = _tags(index)
+    images = [a["src"] for tag, a in tags if tag == "img"]
+    assert len(images) >= 15
+    for src in images:
+        assert src.startswith("data:image/png;base64,")
+        assert base64.b64decode(src.split(",", 1)[1])[:8] == PNG_MAGIC
+    for tag, attrs in tags:
+        for key in ("src", "href"):
+            value = attrs.get(key)
+            if value is not None:
+                assert value.startswith(("data:", "#")), (tag, value[:60])
+    page = index.read_text(encoding="utf-8")
+    assert "<script" not in page and "http://" not in page and "https://" not in page
+    assert "<link" not in page  # the style sheet is inline
+    files = sorted((index.parent / "figures").glob("*.png"))
+    assert len(files) == len(images)
+    assert all(f.read_bytes()[:8] == PNG_MAGIC for f in files)
+
+
+def test_readings_come_from_the_numbers(built):
+    builder, index, _, _ = built
+    page = index.read_text(encoding="utf-8")
+    est = {r.study.label: r for r in builder.results["estimates"]}
+    r = est["digits · multinomial"]
+    t = r.table
+    # The reading quotes the table's numbers, not boilerplate.
+    assert f"On {len(r.y_test)} held-out images" in r.reading
+    assert S.fmt(t.loc["bayes", "lpd_per_doc"]) in r.reading
+    assert f"for {int(t.loc['mle', 'p0_docs'])} of them" in r.reading
+    assert r.reading.replace("'", "&#x27;") in page
+    # The table matches a direct computation.
+    Xtr, ytr, Xte, yte = S.split_xy(r.study)
+    proba = bnb.MultinomialNB(estimate="bayes").fit(Xtr, ytr).predict_proba(Xte)
+    lpd = np.mean(np.log(proba[np.arange(len(yte)), np.searchsorted(np.unique(ytr), yte)]))
+    assert t.loc["bayes", "lpd_per_doc"] == pytest.approx(lpd)
+    np.testing.assert_allclose(r.proba["bayes"], proba)
+    # The smoothing reading quotes the evidence maximum, which is alpha="evidence".
+    sm = builder.results["smoothing"][0]
+    alpha_ev = sm.study.configured(alpha="evidence").fit(*S.split_xy(sm.study)[:2]).alpha_
+    assert sm.alpha_evidence == pytest.approx(float(alpha_ev))
+    assert S.fmt(sm.alpha_evidence, 3) in sm.reading
+    assert sm.log_evidence.argmax() in (
+        np.argmin(np.abs(np.log(sm.alphas) - np.log(alpha_ev))) + np.array([-1, 0, 1])
+    )
+
+
+def test_sampler_section_checks_nuts_against_exact(built):
+    builder, _, _, _ = built
+    smp = builder.results["sampler"][0]
+    assert smp.ok and smp.study.model == "bernoulli"
+    assert smp.tree["posterior"]["feature_prob"].shape[:2] == (2, 200)
+    agree = smp.agreement
+    assert set(agree.index) == {"class_prior", "feature_prob"}
+    assert int(agree["parameters"].sum()) == 10 + 10 * 10
+    # Exact means differ from NUTS means by a few Monte Carlo standard errors at most.
+    assert agree["max |Δ| / MCSE"].max() < 6
+    assert {"r_hat", "ess_bulk", "ess_tail"} <= set(smp.summary.columns)
+    assert len(smp.rank_data["posterior"].data_vars) == 4
+
+
+def test_event_models_match_direct_computation(built):
+    builder, _, _, _ = built
+    ev = next(e for e in builder.results["events"] if e.data.name == "digits")
+    study = Study(ev.data, "categorical")
+    Xtr, ytr, Xte, yte = S.split_xy(study)
+    est = bnb.CategoricalNB(estimate="bayes", alpha="evidence").fit(Xtr, ytr)
+    lp = est.predict_log_proba(Xte)[np.arange(len(yte)), np.searchsorted(est.classes_, yte)]
+    row = ev.table.loc["categorical, α = evidence"]
+    assert row["lpd_per_doc"] == pytest.approx(lp.mean())
+    assert row["alpha"] == pytest.approx(float(est.alpha_))
+    best = ev.table["lpd_per_doc"].idxmax()
+    assert ev.table.loc[best, "diff_to_best"] == 0
+    assert (ev.table["diff_to_best"] <= 0).all()
+
+
+def test_reliability_equal_mass_bins_by_hand():
+    proba = np.array([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4], [0.45, 0.55], [0.99, 0.01], [0.3, 0.7]])
+    y = np.array([0, 0, 0, 1, 0, 1])  # right, wrong, right, right, right, right
+    rel = S.reliability(y, proba, [0, 1], n_bins=3)
+    # Sorted confidences: .55 .6 | .7 .8 | .9 .99
+    np.testing.assert_allclose(rel["confidence"], [0.575, 0.75, 0.945])
+    np.testing.assert_allclose(rel["accuracy"], [1.0, 0.5, 1.0])
+    assert rel["n"].tolist() == [2, 2, 2]
+
+
+def test_deleted_estimation_by_hand():
+    # One class, three features; halves of 10 and 20 tokens.
+    a = np.array([[0.0, 4.0, 6.0]])
+    b = np.array([[2.0, 0.0, 18.0]])
+    out = S.deleted_estimation(a, a.sum(1), b, b.sum(1), 3, alpha_a=0.5, alpha_b=0.5)
+    out = out.set_index("lo")
+    # r = 0: feature 0 in A (2 in B → 2·10/20 = 1) and feature 1 in B (4 in A → 4·20/10 = 8).
+    assert out.loc[0, "pairs"] == 2
+    assert out.loc[0, "held_out"] == pytest.approx((1.0 + 8.0) / 2)
+    lap = (1 * 10 / 13 + 1 * 20 / 23) / 2
+    assert out.loc[0, "laplace"] == pytest.approx(lap)
+    ev = (0.5 * 10 / 11.5 + 0.5 * 20 / 21.5) / 2
+    assert out.loc[0, "evidence"] == pytest.approx(ev)
+    # r = 4 (feature 1 in A): 0 in B; r = 6: 18·10/20 = 9.
+    assert out.loc[4, "held_out"] == 0 and out.loc[6, "held_out"] == pytest.approx(9.0)
+    assert out.loc[4, "mle"] == 4
+
+
+def test_data_summary_numbers():
+    d = _digits(300)
+    summary = S.data_summary([d])
+    row = summary.table.loc["digits"]
+    assert row["documents"] == 300 and row["features"] == 64
+    assert row["non-zero cells"] == f"{100 * np.count_nonzero(d.X) / d.X.size:.3g}%"
+    assert row["median length"] == np.median(d.X.sum(axis=1))
+    assert "300 images in 10 classes" in summary.reading
+
+
+def test_nuts_failure_is_reported_not_raised(tmp_path, monkeypatch):
+    def broken(self, *args, **kwargs):
+        raise RuntimeError("compiler exploded")
+
+    monkeypatch.setattr(bnb.BernoulliNB, "fit_pymc", broken)
+    d = _digits(200)
+    builder = ReportBuilder([Study(d, "bernoulli")], nuts=True, quick=True)
+    index = builder.run(tmp_path)
+    page = index.read_text(encoding="utf-8")
+    assert "NUTS could not run here (RuntimeError: compiler exploded)" in page
+    assert builder.results["sampler"][0].ok is False
+    assert 'id="estimates"' in page and builder.failures == []
+
+
+def test_builder_arguments():
+    with pytest.raises(ValueError, match="at least one Study"):
+        ReportBuilder([])
+    with pytest.raises(TypeError, match="Study objects"):
+        ReportBuilder([bnb.MultinomialNB()])
+    with pytest.raises(ValueError, match="model must be one of"):
+        Study(_digits(50), "poisson")
+
+
+# -- a real browser ---------------------------------------------------------------------------
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+@pytest.mark.skipif(
+    _chromium() is None,
+    reason="Chromium is not installed (apt-get install chromium); .ci/run installs it",
+)
+def test_report_renders_in_headless_chromium(built, tmp_path):
+    from PIL import Image
+
+    _, index, _, _ = built
+    base = [
+        _chromium(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        # Offline: any attempt to reach a host fails (and would log a console error).
+        "--host-resolver-rules=MAP * ~NOTFOUND",
+        f"--user-data-dir={tmp_path / 'profile'}",
+    ]
+    url = index.resolve().as_uri()
+    shot = tmp_path / "page.png"
+    done = subprocess.run(
+        [*base, "--enable-logging=stderr", "--v=0", f"--screenshot={shot}",
+         "--window-size=1200,2000", url],
+        capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    assert shot.is_file(), done.stderr[-2000:]
+    console = [line for line in done.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
+    assert console == [], console
+    pixels = np.asarray(Image.open(shot).convert("L"), dtype=float)
+    assert pixels.shape == (2000, 1200)
+    assert pixels.std() > 20, "the screenshot is blank"
+    assert np.mean(pixels < 200) > 0.02  # text and figures, not an empty page
+    dom = subprocess.run(
+        [*base, "--dump-dom", url], capture_output=True, text=True, timeout=180
+    ).stdout
+    for title in ("Overview", "Estimates side by side", "Smoothing diagnostics", "Gaussian"):
+        assert title in dom
+    assert dom.count("<img") == index.read_text(encoding="utf-8").count("<img")
