@@ -145,6 +145,10 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         if not (isinstance(self.class_alpha, str) and self.class_alpha == "evidence"):
             check_class_alpha(self.class_alpha)
 
+    def _encode(self, X):
+        """The model's view of validated X (identity; BernoulliNB binarises)."""
+        return X
+
     # -- the class prior ---------------------------------------------------------------------
     @property
     def class_posterior_(self) -> DirichletPosterior:

@@ -148,6 +148,7 @@ def label_log_likelihood_draws(
     if not (isinstance(max_bytes, int | float) and max_bytes > 0):
         raise ValueError(f"max_bytes must be a positive number, got {max_bytes!r}")
     Xc, yc = est._check_input(X, y, reset=False)
+    Xc = est._encode(Xc)
     _, codes = encode_labels(yc, est.classes_)
     n_docs = codes.size
     per_draw = 8.0 * _cells_per_draw(est, kind, n_docs)

@@ -7,6 +7,7 @@ every estimate are in DESIGN.md §1 and in :mod:`bayesnb.posterior.discrete`.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from bayesnb._base import GenerativeClassifier
 from bayesnb.posterior.discrete import BetaPosterior, DirichletPosterior
@@ -55,7 +56,8 @@ class _DiscreteNB(GenerativeClassifier):
 
     def _reset_counts(self, n_features: int) -> None:
         self.class_count_ = np.zeros(len(self.classes_))
-        self.feature_count_ = np.zeros((len(self.classes_), n_features))
+        # A read-only zero view costs no memory; the first batch's table replaces it.
+        self.feature_count_ = np.broadcast_to(0.0, (len(self.classes_), n_features))
 
     def _statistics(self, X, codes, weights) -> dict:
         k = len(self.classes_)
@@ -66,7 +68,11 @@ class _DiscreteNB(GenerativeClassifier):
 
     def _merge_statistics(self, stats: dict) -> None:
         self.class_count_ += stats["class_count"]
-        self.feature_count_ += stats["feature_count"]
+        if not self.feature_count_.flags.writeable:
+            # The first batch's fresh table becomes the model's: fit never holds two.
+            self.feature_count_ = np.asarray(stats["feature_count"], dtype=np.float64)
+        else:
+            self.feature_count_ += stats["feature_count"]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -236,12 +242,25 @@ class BernoulliNB(_DiscreteNB):
     def _check_input(self, X, y=None, *, reset):
         out = super()._check_input(X, y, reset=reset)
         X = out if y is None else out[0]
-        Xb = binarize(X, self.binarize)
         if self.binarize is None:
-            values = Xb.data if hasattr(Xb, "data") and not isinstance(Xb, np.ndarray) else Xb
+            values = X.data if sp.issparse(X) else X
             if np.any((values != 0) & (values != 1)):
                 raise ValueError("binarize=None needs X of 0/1 values; set a threshold instead")
-        return Xb if y is None else (Xb, out[1])
+        elif sp.issparse(X) and self.binarize < 0:
+            binarize(X[:0], self.binarize)  # raises: a negative threshold densifies sparse X
+        return out
+
+    def _encode(self, X):
+        """The binary matrix the likelihood sees (validated X binarised at ``binarize``)."""
+        return binarize(X, self.binarize)
+
+    def _statistics(self, X, codes, weights) -> dict:
+        # Document frequencies binarise on the fly: no binarised copy of X is made.
+        k = len(self.classes_)
+        return {
+            "class_count": count_classes(codes, weights, k),
+            "feature_count": count_features(X, codes, weights, k, threshold=self.binarize),
+        }
 
     @property
     def posterior_(self) -> BetaPosterior:
@@ -264,7 +283,8 @@ class BernoulliNB(_DiscreteNB):
         return self._as_dtype(log_p), self._as_dtype(log_q)
 
     def _log_likelihood(self, X) -> np.ndarray:
-        return bernoulli_jll(self._as_dtype(X), self.feature_log_prob_, self.feature_log_neg_prob_)
+        Xb = self._as_dtype(self._encode(X))
+        return bernoulli_jll(Xb, self.feature_log_prob_, self.feature_log_neg_prob_)
 
 
 class CategoricalNB(_DiscreteNB):

@@ -43,11 +43,17 @@ def count_lengths(X, codes: np.ndarray, weights: np.ndarray, n_classes: int) -> 
         ``[c, n]`` = Σ of the weights of the documents of class c whose length rounds to n.
         Sparse because lengths are spread thinly over a long range.
     """
-    lengths = np.rint(np.asarray(X.sum(axis=1), dtype=np.float64).ravel()).astype(np.intp)
+    # X @ ones and one bincount over a flat (class, length) key: a few n_samples-sized
+    # temporaries, where a COO -> CSR conversion would sort every document.
+    lengths = np.asarray(X @ np.ones(X.shape[1])).ravel()
+    np.rint(lengths, out=lengths)
+    lengths = lengths.astype(np.intp)
     width = int(lengths.max()) + 1 if lengths.size else 1
-    w = np.asarray(weights, dtype=np.float64)
-    # COO -> CSR sums duplicate (class, length) pairs: that is the histogram.
-    out = sp.coo_matrix((w, (codes, lengths)), shape=(n_classes, width)).tocsr()
+    key = np.asarray(codes, dtype=np.intp) * width + lengths
+    hist = np.bincount(
+        key, weights=np.asarray(weights, dtype=np.float64), minlength=n_classes * width
+    )
+    out = sp.csr_matrix(hist.reshape(n_classes, width))
     out.eliminate_zeros()  # zero-weight documents carry no mass
     return out
 
