@@ -2,8 +2,10 @@
 
 The NUTS arrow of DESIGN.md §2. :func:`fit_pymc` samples the model of
 :func:`bayesnb.pymc_models.declare` and returns the same layout as the exact conjugate draws
-(``posterior`` with ``class_prior`` and ``feature_prob``), so the two can be compared
-directly.
+(``posterior`` with ``class_prior`` and ``feature_prob``, or ``class_prior``, ``mean`` and
+``cov`` for GDA; auxiliary variables such as GDA's Bartlett factors are dropped), so the two
+can be compared directly. The per-document label log-likelihood for LOO is computed from the
+draws by :mod:`bayesnb.loo`, the code that scores the exact draws.
 
 Sampler: nutpie when it imports, called directly so that compiled models can be re-used;
 otherwise (or with ``nuts_sampler="pymc"``) PyMC's own NUTS through ``pm.sample``.
@@ -28,12 +30,11 @@ from typing import Any
 
 import numpy as np
 import xarray as xr
-from scipy.special import logsumexp
 
 from bayesnb.datatree import to_datatree
 from bayesnb.pymc_models import ModelSpec, check_likelihood, model_spec
 
-__all__ = ["SamplingWarning", "clear_cache", "fit_pymc", "log_likelihood_y"]
+__all__ = ["SamplingWarning", "clear_cache", "fit_pymc"]
 
 RHAT_MAX = 1.01
 _CACHE_SIZE = 32
@@ -158,7 +159,7 @@ def fit_pymc(
 
     Parameters
     ----------
-    est : BernoulliNB, MultinomialNB or CategoricalNB
+    est : BernoulliNB, MultinomialNB, CategoricalNB or GDA
         Fitted on ``(X, y)`` first when unfitted (see :func:`bayesnb.pymc_models.declare`).
     X, y : documents and labels
     draws, tune, chains : int
@@ -172,12 +173,13 @@ def fit_pymc(
         Add a ``log_likelihood`` group with one variable ``y`` (dims ``chain, draw, doc``):
         log p(y_i | x_i, θ) = log π_{y_i} + log p(x_i | y_i, θ) - logsumexp_c(log π_c +
         log p(x_i | c, θ)), the conditional log-likelihood of each training label given its
-        document, computed from the draws with numpy (for ``az.loo``).
+        document, computed from the draws with numpy by the scoring code of
+        :mod:`bayesnb.loo` (for ``az.loo``).
     progressbar : bool, default True
         Show the sampler's progress.
     alpha_prior : dict, optional
         Learn a symmetric α with a Gamma hyperprior (see :func:`bayesnb.pymc_models.declare`);
-        the posterior gains ``alpha``.
+        the posterior gains ``alpha``. Naive Bayes models only.
     sample_weight : array-like, optional
         Integer repeat counts only.
     nuts_sampler : {None, "nutpie", "pymc"}
@@ -192,10 +194,12 @@ def fit_pymc(
     -------
     xarray.DataTree
         Groups ``posterior`` (``class_prior``, ``feature_prob``, and ``alpha`` when learned;
-        attrs from :func:`bayesnb.datatree.layout_attrs` plus ``likelihood``,
-        ``sampling_time``, ``tuning_steps``), ``sample_stats`` (the sampler's own),
-        ``observed_data`` (the model's observations: ``y`` codes and ``X`` for the data form,
-        ``class_count`` and ``feature_count``/``category_count`` for the sufficient form),
+        GDA ``class_prior``, ``mean``, ``cov``; attrs from
+        :func:`bayesnb.datatree.layout_attrs` plus ``likelihood``, ``sampling_time``,
+        ``tuning_steps``), ``sample_stats`` (the sampler's own), ``observed_data`` (the
+        model's observations: ``y`` codes and ``X`` for the data form, ``class_count`` and
+        ``feature_count``/``category_count`` for the sufficient form, GDA ``class_count``,
+        ``class_mean`` and ``scatter``),
         ``constant_data`` (the prior's ``pm.Data``, so ``pm.sample_posterior_predictive`` on
         the declared model knows the prior is unchanged) and, on request, ``log_likelihood``.
 
@@ -237,7 +241,7 @@ def _to_layout(est, spec: ModelSpec, trace, sampler: str, with_log_lik: bool) ->
     dims |= {name: d for name, (_, d) in spec.hyperparameters.items() if d is not None}
     coords = {k: v for k, v in spec.coords.items() if k not in ("class",)}
     if with_log_lik:
-        groups["log_likelihood"] = {"y": log_likelihood_y(spec, posterior)}
+        groups["log_likelihood"] = {"y": _label_log_likelihood(est, spec, posterior)}
         coords.setdefault("doc", list(range(len(spec.codes))))
         dims["y"] = ["doc"]
     dt = to_datatree(
@@ -262,9 +266,12 @@ def _warn_diagnostics(dt: xr.DataTree, var_names: list[str], chains: int) -> Non
     n_div = int(dt["sample_stats"]["diverging"].sum())
     n_bad, worst = 0, np.nan
     if chains > 1:
-        rhat = az.rhat(dt["posterior"].to_dataset()[var_names])
+        # Fixed, padding and structural-zero cells (GDA's diagonal cov) have no R-hat: NaN
+        # without numpy's 0/0 RuntimeWarning, then dropped.
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rhat = az.rhat(dt["posterior"].to_dataset()[var_names])
         values = np.concatenate([np.ravel(rhat[v].values) for v in var_names])
-        values = values[np.isfinite(values)]  # fixed and padding cells have no R-hat
+        values = values[np.isfinite(values)]
         n_bad = int(np.sum(values > RHAT_MAX))
         worst = float(values.max()) if values.size else np.nan
     if n_div or n_bad:
@@ -278,46 +285,34 @@ def _warn_diagnostics(dt: xr.DataTree, var_names: list[str], chains: int) -> Non
 
 
 # -- log-likelihood of the labels ------------------------------------------------------------
-def log_likelihood_y(spec: ModelSpec, posterior: dict[str, np.ndarray]) -> np.ndarray:
+def _label_log_likelihood(
+    est, spec: ModelSpec, posterior: dict[str, np.ndarray], max_bytes: float = 1e8
+) -> np.ndarray:
     """log p(y_i | x_i, θ) for every draw and training document, shape (chain, draw, doc).
 
-    Parameters
-    ----------
-    spec : ModelSpec
-        The declared model (documents ``spec.X`` and labels ``spec.codes``).
-    posterior : dict
-        ``class_prior`` (chain, draw, class) and ``feature_prob`` draws.
+    The draws are scored by the same code as the exact draws of :mod:`bayesnb.loo`, in blocks
+    of draws of about ``max_bytes``, on the documents and labels the model was declared on
+    (``spec.X``, ``spec.codes``: integer weights expanded).
     """
-    from bayesnb.scoring import bernoulli_jll, categorical_jll, dot_log_table
+    from bayesnb.loo import _cells_per_draw, _discrete_jll, _gaussian_jll, _label_terms
 
-    pi, theta = posterior["class_prior"], posterior["feature_prob"]
-    n_chains, n_draws, n_classes = pi.shape
+    pi = posterior["class_prior"]
+    n_chains, n_draws, _ = pi.shape
     X, codes = spec.X, spec.codes
-    out = np.empty((n_chains, n_draws, len(codes)))
-    rows = np.arange(len(codes))
-    if spec.kind == "categorical":
-        k = spec.extra["n_categories"]
-        # The padded value axis -> CategoricalNB's flat axis: feature j owns slots 0..k_j.
-        flat_j = np.repeat(np.arange(len(k)), k + 1)
-        flat_v = np.concatenate([np.arange(kj + 1) for kj in k])
-        offsets = np.concatenate([[0], np.cumsum(k + 1)[:-1]]).astype(np.intp)
-    elif spec.kind == "multinomial" and "category" in spec.extra:
-        # unk=True: spec.X holds the seen columns then UNK; one column of feature_prob each.
-        category = spec.extra["category"]
-        first = np.array([np.flatnonzero(category == i)[0] for i in range(category.max() + 1)])
-        theta = theta[..., first]
-    with np.errstate(divide="ignore"):
-        for c in range(n_chains):
-            # Draws x classes become the "classes" of one scoring call: (doc, draw * class).
-            log_pi = np.log(pi[c])
-            if spec.kind == "bernoulli":
-                phi = theta[c].reshape(-1, theta.shape[-1])
-                jll = bernoulli_jll(X, np.log(phi), np.log1p(-phi))
-            elif spec.kind == "multinomial":
-                jll = dot_log_table(X, np.log(theta[c].reshape(-1, theta.shape[-1])))
+    block = int(
+        max(1, min(n_draws, max_bytes // (8.0 * _cells_per_draw(est, spec.kind, codes.size))))
+    )
+    out = np.empty((n_chains, n_draws, codes.size))
+    for chain in range(n_chains):
+        for start in range(0, n_draws, block):
+            part = slice(start, start + block)
+            with np.errstate(divide="ignore"):
+                log_pi = np.log(pi[chain, part])
+            if spec.kind == "gda":
+                jll = _gaussian_jll(
+                    X, posterior["mean"][chain, part], posterior["cov"][chain, part]
+                )
             else:
-                table = np.log(theta[c][:, :, flat_j, flat_v]).reshape(-1, len(flat_j))
-                jll = categorical_jll(X, table, offsets, k)
-            joint = jll.reshape(len(codes), n_draws, n_classes) + log_pi[None]
-            out[c] = (joint[rows, :, codes] - logsumexp(joint, axis=2)).T
+                jll = _discrete_jll(est, spec.kind, X, posterior["feature_prob"][chain, part])
+            out[chain, part] = _label_terms(jll + log_pi[None], log_pi, codes).T
     return out

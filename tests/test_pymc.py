@@ -22,7 +22,7 @@ from scipy import stats
 from scipy.optimize import minimize_scalar
 from scipy.special import gammaln, logsumexp
 
-from bayesnb.inference import SamplingWarning, fit_pymc
+from bayesnb.inference import SamplingWarning, _label_log_likelihood, fit_pymc
 from bayesnb.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
 from bayesnb.pymc_models import declare, model_spec
 
@@ -385,6 +385,49 @@ def test_posterior_predictive_on_the_data_model(fits, bernoulli_data_fit):
             dt, var_names=["X"], predictions=True, random_seed=4, progressbar=False
         )
     assert new.predictions["X"].shape == (CHAINS, DRAWS, 5, N_FEATURES)
+
+
+@pytest.mark.parametrize(
+    ("make", "kind"),
+    [
+        (lambda: MultinomialNB(unk=True), "multinomial"),
+        (CategoricalNB, "categorical"),
+        (lambda: BernoulliNB(binarize=0.5), "bernoulli"),
+    ],
+    ids=["unk", "categorical", "binarize"],
+)
+def test_label_log_likelihood_of_draws_brute_force(make, kind):
+    """fit_pymc's log_likelihood (bayesnb.loo's scoring) on given draws, by brute force.
+
+    Covers the paths the NUTS test does not: UNK pooling (feature_prob repeats P(UNK | c) over
+    the full columns), the padded categorical layout, binarisation, integer weights (repeated
+    documents) and several blocks of draws.
+    """
+    X, y = _data(kind, seed=3)
+    if kind == "multinomial":
+        X = np.hstack([X, np.zeros((len(y), 2))])  # never seen: pooled into UNK
+    est = make().fit(X, y)
+    w = np.arange(len(y)) % 3
+    spec = model_spec(est, X, y, sample_weight=w)
+    tree = est.sample_posterior(draws=7, chains=2, random_seed=1).posterior
+    draws = {name: tree[name].values for name in ("class_prior", "feature_prob")}
+    got = _label_log_likelihood(est, spec, draws, max_bytes=5000)
+    rows = np.repeat(np.arange(len(y)), w)
+    Xr, codes = X[rows], np.searchsorted(est.classes_, y[rows])
+    for c, s in np.ndindex(2, 7):
+        pi, theta = draws["class_prior"][c, s], draws["feature_prob"][c, s]
+        if kind == "multinomial":
+            jll = Xr @ np.log(theta).T
+        elif kind == "bernoulli":
+            Xb = (Xr > 0.5).astype(float)
+            jll = Xb @ np.log(theta).T + (1 - Xb) @ np.log1p(-theta).T
+        else:
+            k = est.n_categories_
+            slots = np.minimum(Xr.astype(int), k)  # values never seen: the pooled slot
+            jll = sum(np.log(theta[:, j, slots[:, j]]).T for j in range(len(k)))
+        joint = np.log(pi) + jll
+        expected = joint[np.arange(len(rows)), codes] - logsumexp(joint, axis=1)
+        np.testing.assert_allclose(got[c, s], expected, rtol=1e-10, atol=1e-13)
 
 
 # -- sampler plumbing ------------------------------------------------------------------------
