@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from bayesnb.posterior.discrete import DirichletPosterior
-from bayesnb.scoring import normalize_log_proba
+from bayesnb.scoring import normalize_log_proba, normalize_proba
 from bayesnb.validation import (
     check_class_alpha,
     check_class_prior,
@@ -205,7 +205,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         """p(c | x), rows summing to 1, shape (n_samples, n_classes)."""
         if _is_dask(X):
             return _dask_predict(self, "predict_proba", X)
-        return np.exp(self.predict_log_proba(X))
+        return normalize_proba(self.predict_joint_log_proba(X), self.class_log_prior_)
 
     def predict(self, X) -> np.ndarray:
         """The most probable class of every document."""

@@ -9,6 +9,7 @@ from bayesnb.scoring.discrete import (
     categorical_jll,
     dot_log_table,
     normalize_log_proba,
+    normalize_proba,
     polya_jll,
 )
 from bayesnb.scoring.gaussian import gaussian_jll, student_t_jll
@@ -19,6 +20,7 @@ __all__ = [
     "dot_log_table",
     "gaussian_jll",
     "normalize_log_proba",
+    "normalize_proba",
     "polya_jll",
     "student_t_jll",
 ]

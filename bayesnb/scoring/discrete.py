@@ -19,6 +19,7 @@ __all__ = [
     "categorical_jll",
     "dot_log_table",
     "normalize_log_proba",
+    "normalize_proba",
     "polya_jll",
 ]
 
@@ -202,6 +203,23 @@ def normalize_log_proba(joint: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
     feature unseen in every class) fall back to the class prior, with one
     ``RuntimeWarning`` naming how many documents did.
     """
+    joint, top = _with_fallback(joint, log_prior)
+    with np.errstate(divide="ignore"):
+        shifted = joint - top
+        lse = np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    return shifted - lse
+
+
+def normalize_proba(joint: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
+    """``exp`` of :func:`normalize_log_proba` with one exponential per cell, not two."""
+    joint, top = _with_fallback(joint, log_prior)
+    proba = np.exp(joint - top)
+    proba /= proba.sum(axis=1, keepdims=True)
+    return proba
+
+
+def _with_fallback(joint: np.ndarray, log_prior: np.ndarray):
+    """Row maxima of ``joint``; impossible rows replaced by the class prior (with a warning)."""
     top = joint.max(axis=1, keepdims=True)
     dead = ~np.isfinite(top[:, 0])
     if dead.any():
@@ -211,12 +229,9 @@ def normalize_log_proba(joint: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
             "features unseen in a class); their predictions fall back to the class prior. "
             "Use estimate='mean' to smooth.",
             RuntimeWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
         joint = joint.copy()
         joint[dead] = log_prior
         top[dead, 0] = joint[dead].max(axis=1)
-    with np.errstate(divide="ignore"):
-        shifted = joint - top
-        lse = np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-    return shifted - lse
+    return joint, top
