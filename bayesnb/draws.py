@@ -41,6 +41,7 @@ from scipy.stats import beta as beta_dist
 from scipy.stats import invgamma
 from scipy.stats import t as student_t
 
+from bayesnb._base import model_kind
 from bayesnb.datatree import DIMS, layout_attrs, layout_coords, to_datatree
 from bayesnb.validation import ESTIMATES, check_class_prior, check_fitted
 
@@ -60,21 +61,7 @@ GDA_VAR_NAMES = ("class_prior", "mean", "cov")
 
 # -- dispatch (the one place per module that knows the estimator types) ----------------------
 def _kind(est) -> str:
-    from bayesnb.gda import GDA
-    from bayesnb.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
-
-    for cls, kind in (
-        (BernoulliNB, "bernoulli"),
-        (MultinomialNB, "multinomial"),
-        (CategoricalNB, "categorical"),
-        (GDA, "gda"),
-    ):
-        if isinstance(est, cls):
-            return kind
-    raise TypeError(
-        f"{type(est).__name__} is not supported by bayesnb.draws; supported estimators are "
-        "BernoulliNB, MultinomialNB, CategoricalNB and GDA"
-    )
+    return model_kind(est, "bayesnb.draws")
 
 
 # -- argument checks ---------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy.special import betaln, digamma, gammaln, xlogy
 
+from bayesnb._base import model_kind
 from bayesnb.posterior.gaussian import NormalInverseWishartPosterior
 from bayesnb.validation import check_alpha, check_class_prior, check_fitted
 
@@ -51,21 +52,7 @@ _RTOL = 1e-11
 
 # -- dispatch (the one place per module that knows the estimator types) ----------------------
 def _kind(est) -> str:
-    from bayesnb.gda import GDA
-    from bayesnb.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
-
-    for cls, kind in (
-        (BernoulliNB, "bernoulli"),
-        (MultinomialNB, "multinomial"),
-        (CategoricalNB, "categorical"),
-        (GDA, "gda"),
-    ):
-        if isinstance(est, cls):
-            return kind
-    raise TypeError(
-        f"{type(est).__name__} has no closed-form evidence in bayesnb.evidence; supported "
-        "estimators are BernoulliNB, MultinomialNB, CategoricalNB and GDA"
-    )
+    return model_kind(est, "bayesnb.evidence (closed-form evidence)")
 
 
 def _is_evidence(value) -> bool:

@@ -83,6 +83,8 @@ class GDA(GenerativeClassifier):
     covariance type. Scoring goes through Cholesky factors; no matrix is inverted.
     """
 
+    _model_kind = "gda"
+
     def __init__(
         self,
         covariance="shared",

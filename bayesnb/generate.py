@@ -37,6 +37,7 @@ from numbers import Integral
 import numpy as np
 import scipy.sparse as sp
 
+from bayesnb._base import model_kind
 from bayesnb.validation import check_fitted
 
 __all__ = ["sample"]
@@ -47,21 +48,8 @@ _CHUNK_CELLS = 1 << 22
 
 # -- dispatch (the one place per module that knows the estimator types) ----------------------
 def _generator(est):
-    from bayesnb.gda import GDA
-    from bayesnb.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
-
-    for cls, impl in (
-        (BernoulliNB, _bernoulli),
-        (MultinomialNB, _multinomial),
-        (CategoricalNB, _categorical),
-        (GDA, _gaussian),
-    ):
-        if isinstance(est, cls):
-            return impl
-    raise TypeError(
-        f"{type(est).__name__} cannot generate data through bayesnb.generate; supported "
-        "estimators are BernoulliNB, MultinomialNB, CategoricalNB and GDA"
-    )
+    impl = {"bernoulli": _bernoulli, "multinomial": _multinomial, "categorical": _categorical}
+    return impl.get(model_kind(est, "bayesnb.generate"), _gaussian)
 
 
 def sample(est, n: int, random_seed=None) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray]:

@@ -22,6 +22,7 @@ import numpy as np
 import xarray as xr
 from scipy.special import logsumexp
 
+from bayesnb._base import model_kind
 from bayesnb.datatree import to_datatree
 from bayesnb.draws import posterior_draws
 from bayesnb.scoring import bernoulli_jll, categorical_jll, dot_log_table
@@ -33,21 +34,7 @@ _LOG_2PI = float(np.log(2.0 * np.pi))
 
 
 def _kind(est) -> str:
-    from bayesnb.gda import GDA
-    from bayesnb.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
-
-    for cls, kind in (
-        (BernoulliNB, "bernoulli"),
-        (MultinomialNB, "multinomial"),
-        (CategoricalNB, "categorical"),
-        (GDA, "gda"),
-    ):
-        if isinstance(est, cls):
-            return kind
-    raise TypeError(
-        f"{type(est).__name__} is not supported by bayesnb.loo; supported estimators are "
-        "BernoulliNB, MultinomialNB, CategoricalNB and GDA"
-    )
+    return model_kind(est, "bayesnb.loo")
 
 
 def _cells_per_draw(est, kind: str, n_docs: int) -> int:

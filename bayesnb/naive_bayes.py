@@ -117,6 +117,8 @@ class MultinomialNB(_DiscreteNB):
         Dirichlet(α + T_c) over the V (or V_seen + 1) categories of every class.
     """
 
+    _model_kind = "multinomial"
+
     def __init__(
         self,
         alpha=1.0,
@@ -217,6 +219,8 @@ class BernoulliNB(_DiscreteNB):
     posterior_ : BetaPosterior
     """
 
+    _model_kind = "bernoulli"
+
     _nonnegative = False
 
     def __init__(
@@ -316,6 +320,8 @@ class CategoricalNB(_DiscreteNB):
     n_categories_ : ndarray of shape (n_features,)
     posterior_ : DirichletPosterior over the concatenated category axis.
     """
+
+    _model_kind = "categorical"
 
     _integer = True
 
