@@ -26,6 +26,10 @@ test: $(VENV)/.installed
 bench: $(VENV)/.installed
 	$(PY) benchmarks/run_all.py
 
+# Property tests with the long hypothesis profile (500 random examples, larger shapes).
+fuzz: $(VENV)/.installed
+	HYPOTHESIS_PROFILE=long $(PY) -m pytest -q tests/test_properties.py
+
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
 

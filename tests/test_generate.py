@@ -153,7 +153,7 @@ def test_sample_is_reproducible_and_checks_n():
     assert X0.shape == (0, 6) and y0.shape == (0,)
     with pytest.raises(ValueError, match="n must be"):
         est.sample(-1)
-    with pytest.raises(TypeError, match="not supported by bayesnb.generate"):
+    with pytest.raises(TypeError, match=r"not supported by bayesnb\.generate"):
         sample(object(), 3)
 
 

@@ -25,10 +25,10 @@ from scipy.special import gammaln, logsumexp
 from bayesnb.inference import SamplingWarning, _label_log_likelihood, fit_pymc
 from bayesnb.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
 from bayesnb.pymc_models import declare, model_spec
+from tests.pymc_helpers import CHAINS, DRAWS, TUNE, evaluate, fit_recording_warnings, mcse, rhat
 
 N_DOCS, N_FEATURES, N_CLASSES = 60, 6, 3
 K_CATEGORIES = [2, 3, 3, 2, 3, 3]  # two groups of features: exercises the padded layout
-DRAWS, TUNE, CHAINS = 1000, 1000, 4
 KINDS = ["bernoulli", "multinomial", "categorical"]
 
 
@@ -79,21 +79,6 @@ def _exact_means(est) -> tuple[np.ndarray, np.ndarray]:
     return pi, out
 
 
-def _fit(est, X, y, **kw):
-    """fit_pymc recording (not raising) SamplingWarnings, so a test can assert there were none."""
-    kw = {
-        "draws": DRAWS,
-        "tune": TUNE,
-        "chains": CHAINS,
-        "random_seed": 7,
-        "progressbar": False,
-    } | kw
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", SamplingWarning)
-        dt = fit_pymc(est, X, y, **kw)
-    return dt, [w for w in caught if issubclass(w.category, SamplingWarning)]
-
-
 @pytest.fixture(scope="session")
 def fits():
     """One sufficient-statistic NUTS fit per model (log_likelihood on for LOO)."""
@@ -101,7 +86,7 @@ def fits():
     for kind in KINDS:
         X, y = _data(kind)
         est = _estimator(kind).fit(X, y)
-        dt, warned = _fit(est, X, y, log_likelihood=True)
+        dt, warned = fit_recording_warnings(est, X, y, log_likelihood=True)
         out[kind] = (est, X, y, dt, warned)
     return out
 
@@ -119,14 +104,6 @@ def bernoulli_data_fit(fits):
     return dt, [w for w in caught if issubclass(w.category, SamplingWarning)]
 
 
-def _mcse(dt, var: str) -> np.ndarray:
-    return az.mcse(dt["posterior"].to_dataset()[[var]])[var].values
-
-
-def _rhat(dt, var: str) -> np.ndarray:
-    return az.rhat(dt["posterior"].to_dataset()[[var]])[var].values
-
-
 # -- NUTS against the exact posterior ----------------------------------------------------------
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
@@ -141,10 +118,10 @@ def test_nuts_means_match_exact_posterior(fits, kind):
         param = ~np.isnan(truth)
         # padding cells are NaN in both (not parameters)
         np.testing.assert_array_equal(np.isnan(mean), ~param)
-        mcse, rhat = _mcse(dt, var)[param], _rhat(dt, var)[param]
-        z = np.abs(mean[param] - truth[param]) / mcse
+        se, r_hat = mcse(dt, var)[param], rhat(dt, var)[param]
+        z = np.abs(mean[param] - truth[param]) / se
         assert z.max() < 4.0, f"{var}: max |mean - exact| / MCSE = {z.max():.2f}"
-        assert rhat.max() <= 1.01, f"{var}: max R-hat {rhat.max():.4f}"
+        assert r_hat.max() <= 1.01, f"{var}: max R-hat {r_hat.max():.4f}"
 
 
 @pytest.mark.slow
@@ -180,9 +157,9 @@ def test_data_and_sufficient_likelihoods_give_the_same_posterior(fits, bernoulli
     for var in ("class_prior", "feature_prob"):
         m_d = data.posterior[var].mean(("chain", "draw")).values
         m_s = suff.posterior[var].mean(("chain", "draw")).values
-        se = np.hypot(_mcse(data, var), _mcse(suff, var))
+        se = np.hypot(mcse(data, var), mcse(suff, var))
         assert np.max(np.abs(m_d - m_s) / se) < 4.0, var
-        assert _rhat(data, var).max() <= 1.01
+        assert rhat(data, var).max() <= 1.01
 
 
 # -- the two likelihood forms differ by a constant -------------------------------------------
@@ -258,19 +235,11 @@ def test_fixed_class_prior_is_constant_data():
         np.testing.assert_allclose(model["class_prior"].eval(), expected)
 
 
-def _evaluate(model, name: str) -> np.ndarray:
-    """A variable of ``model`` at its initial point."""
-    f = model.compile_fn(
-        model[name], inputs=model.value_vars, on_unused_input="ignore", mode="FAST_COMPILE"
-    )
-    return f(model.initial_point())
-
-
 def test_categorical_padding_and_unk_expansion():
     X, y = _data("categorical")
     est = CategoricalNB().fit(X, y)
     model = declare(est, X, y)
-    theta = _evaluate(model, "feature_prob")
+    theta = evaluate(model, "feature_prob", model.initial_point())
     k = est.n_categories_
     assert theta.shape == (3, 6, int(k.max()) + 1)
     for j, kj in enumerate(k):
@@ -282,7 +251,7 @@ def test_categorical_padding_and_unk_expansion():
     est = MultinomialNB(unk=True).fit(Xm, ym)
     model = declare(est, Xm, ym)
     assert list(model.coords["category"])[-1] == "UNK"
-    probs = _evaluate(model, "feature_prob")
+    probs = evaluate(model, "feature_prob", model.initial_point())
     assert probs.shape == (3, 8)
     np.testing.assert_array_equal(probs[:, 6], probs[:, 7])
     np.testing.assert_allclose(probs[:, :7].sum(1), 1.0)
@@ -443,11 +412,11 @@ def test_compiled_model_is_reused_for_new_data_and_prior(monkeypatch):
 
     monkeypatch.setattr(nutpie, "compile_pymc_model", no_compile)
     other_prior = BernoulliNB(alpha=3.0, beta=0.5, class_alpha=2.0).fit(X, y)
-    dt, warned = _fit(other_prior, X, y, draws=500, random_seed=1)
+    dt, warned = fit_recording_warnings(other_prior, X, y, draws=500, random_seed=1)
     assert not warned, [str(w.message) for w in warned]
     # the new prior and data were used: compare with the exact posterior of *this* estimator
     mean = dt.posterior["feature_prob"].mean(("chain", "draw")).values
-    z = np.abs(mean - other_prior.posterior_.mean()) / _mcse(dt, "feature_prob")
+    z = np.abs(mean - other_prior.posterior_.mean()) / mcse(dt, "feature_prob")
     assert z.max() < 4.0
 
 
@@ -468,12 +437,12 @@ def test_falls_back_to_pymc_nuts_without_nutpie(monkeypatch):
     monkeypatch.setitem(sys.modules, "nutpie", None)  # `import nutpie` raises ImportError
     X, y = _data("bernoulli", seed=2)
     est = BernoulliNB().fit(X, y)
-    dt, _ = _fit(est, X, y, draws=500, tune=500, chains=2, cores=1)
+    dt, _ = fit_recording_warnings(est, X, y, draws=500, tune=500, chains=2, cores=1)
     assert dt.posterior.attrs["inference_library"] == "pymc"
     assert set(dt.posterior.data_vars) == {"class_prior", "feature_prob"}
     assert "diverging" in dt.sample_stats
     mean = dt.posterior["feature_prob"].mean(("chain", "draw")).values
-    z = np.abs(mean - est.posterior_.mean()) / _mcse(dt, "feature_prob")
+    z = np.abs(mean - est.posterior_.mean()) / mcse(dt, "feature_prob")
     assert z.max() < 4.5
 
 
@@ -567,7 +536,7 @@ def _hierarchical_data():
 def hierarchical_fit():
     X, y = _hierarchical_data()
     est = MultinomialNB().fit(X, y)
-    dt, warned = _fit(est, X, y, alpha_prior={}, random_seed=3, draws=2000)
+    dt, warned = fit_recording_warnings(est, X, y, alpha_prior={}, random_seed=3, draws=2000)
     return est, X, y, dt, warned
 
 
@@ -578,7 +547,7 @@ def test_hierarchical_alpha_matches_evidence(hierarchical_fit):
     assert set(dt.posterior.data_vars) == {"alpha", "class_prior", "feature_prob"}
     alpha = dt.posterior["alpha"]
     assert alpha.dims == ("chain", "draw")
-    assert _rhat(dt, "alpha") <= 1.01
+    assert rhat(dt, "alpha") <= 1.01
     T = est.feature_count_
 
     # The evidence maximiser lies inside the central 90% posterior interval of α.
@@ -601,7 +570,7 @@ def test_hierarchical_alpha_matches_evidence(hierarchical_fit):
     )
     w = np.exp(log_post - log_post.max())
     exact_mean = float(np.sum(grid * w) / np.sum(w))
-    z = abs(float(alpha.mean()) - exact_mean) / float(_mcse(dt, "alpha"))
+    z = abs(float(alpha.mean()) - exact_mean) / float(mcse(dt, "alpha"))
     assert z < 4.0, (float(alpha.mean()), exact_mean, z)
 
 

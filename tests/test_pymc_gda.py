@@ -22,12 +22,11 @@ from scipy import stats
 from scipy.special import gammaln, logsumexp
 
 from bayesnb.gda import GDA
-from bayesnb.inference import SamplingWarning, fit_pymc
 from bayesnb.priors.gaussian import NormalInverseWishart
 from bayesnb.pymc_models import declare, model_spec
+from tests.pymc_helpers import CHAINS, DRAWS, evaluate, fit_recording_warnings, mcse, rhat
 
 N_DOCS, N_FEATURES, N_CLASSES = 100, 3, 3
-DRAWS, TUNE, CHAINS = 1000, 1000, 4
 COVARIANCES = ["shared", "per_class", "diagonal"]
 CLASSES = np.array(["a", "b", "c"])
 PRIOR_DRAWS = 20_000
@@ -51,21 +50,6 @@ def _data(seed: int = 0, n: int = N_DOCS, d: int = N_FEATURES):
     return X, CLASSES[y]
 
 
-def _fit(est, X, y, **kw):
-    """fit_pymc recording (not raising) SamplingWarnings, so a test can assert there were none."""
-    kw = {
-        "draws": DRAWS,
-        "tune": TUNE,
-        "chains": CHAINS,
-        "random_seed": 7,
-        "progressbar": False,
-    } | kw
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", SamplingWarning)
-        dt = fit_pymc(est, X, y, **kw)
-    return dt, [w for w in caught if issubclass(w.category, SamplingWarning)]
-
-
 @pytest.fixture(scope="session")
 def gda_fits():
     """One sufficient-statistic NUTS fit per covariance model (log_likelihood on for LOO)."""
@@ -73,33 +57,15 @@ def gda_fits():
     out = {}
     for covariance in COVARIANCES:
         est = GDA(covariance=covariance).fit(X, y)
-        dt, warned = _fit(est, X, y, log_likelihood=True, random_seed=9)
+        dt, warned = fit_recording_warnings(est, X, y, log_likelihood=True, random_seed=9)
         out[covariance] = (est, X, y, dt, warned)
     return out
-
-
-def _mcse(dt, var: str) -> np.ndarray:
-    return az.mcse(dt["posterior"].to_dataset()[[var]])[var].values
-
-
-def _rhat(dt, var: str) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):  # constant cells: NaN
-        return az.rhat(dt["posterior"].to_dataset()[[var]])[var].values
 
 
 def _closed_form(est) -> dict[str, np.ndarray]:
     """Posterior means of the layout variables: the ``estimate="mean"`` point estimate."""
     tree = est.point_estimate("mean")
     return {v: tree.posterior[v].values[0, 0] for v in ("class_prior", "mean", "cov")}
-
-
-def _evaluate(model, var, point) -> np.ndarray:
-    """``var`` at ``point`` (values of the free variables, transformed as in the point)."""
-    [out] = model.replace_rvs_by_values([var])  # compile_fn alone would draw the RVs
-    f = model.compile_fn(
-        out, inputs=model.value_vars, on_unused_input="ignore", mode="FAST_COMPILE"
-    )
-    return f(point)
 
 
 # -- the prior ---------------------------------------------------------------------------------
@@ -187,7 +153,7 @@ def test_class_mean_prior_is_the_niw_conditional(covariance):
     model = declare(GDA(covariance=covariance, prior=PRIOR), X, y)
     rng = np.random.default_rng(0)
     point = {k: v + rng.normal(0.0, 0.5, np.shape(v)) for k, v in model.initial_point().items()}
-    cov = _evaluate(model, model["cov"], point)
+    cov = evaluate(model, model["cov"], point)
     cov = np.broadcast_to(cov, (N_CLASSES, N_FEATURES, N_FEATURES))
     logp = model.compile_logp(vars=[model["mean"]], mode="FAST_COMPILE")(point)
     expected = sum(
@@ -281,10 +247,10 @@ def test_nuts_means_match_closed_form_posterior(gda_fits, covariance):
         # the diagonal model's off-diagonal zeros are not parameters
         param = np.ones(truth.shape, dtype=bool) if var != "cov" else truth != 0.0
         assert np.all(draws[..., ~param] == 0.0)
-        mcse, rhat = _mcse(dt, var)[param], _rhat(dt, var)[param]
-        z = np.abs(mean[param] - truth[param]) / mcse
+        se, r_hat = mcse(dt, var)[param], rhat(dt, var)[param]
+        z = np.abs(mean[param] - truth[param]) / se
         assert z.max() < 4.0, f"{var}: max |mean - exact| / MCSE = {z.max():.2f}"
-        assert rhat.max() <= 1.01, f"{var}: max R-hat {rhat.max():.4f}"
+        assert r_hat.max() <= 1.01, f"{var}: max R-hat {r_hat.max():.4f}"
 
 
 @pytest.mark.slow
@@ -389,10 +355,10 @@ def test_compiled_model_is_reused_for_new_data_and_prior(monkeypatch):
     monkeypatch.setattr(nutpie, "compile_pymc_model", no_compile)
     prior = NormalInverseWishart(mu0=0.0, kappa0=2.0, psi0=3.0, nu0=8.0)
     est = GDA(covariance="shared", prior=prior, class_alpha=2.0).fit(X, y)
-    dt, warned = _fit(est, X, y, draws=500, random_seed=1)
+    dt, warned = fit_recording_warnings(est, X, y, draws=500, random_seed=1)
     assert not warned, [str(w.message) for w in warned]
     # the new prior and data were used: compare with the closed form of *this* estimator
     for var, truth in _closed_form(est).items():
         mean = dt.posterior[var].mean(("chain", "draw")).values
-        z = np.abs(mean - truth) / _mcse(dt, var)
+        z = np.abs(mean - truth) / mcse(dt, var)
         assert z.max() < 4.0, (var, z.max())

@@ -1,0 +1,186 @@
+"""Property-based tests (hypothesis) over every estimator × estimate (issue 7, hardening).
+
+Each property runs on generated data sets (tests/strategies.py) for the three discrete
+models and GDA × covariance type, under the four estimates. Profiles: tests/conftest.py
+("ci" by default, deterministic; ``HYPOTHESIS_PROFILE=long`` for ``make fuzz``).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import warnings
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.base import clone
+
+import bayesnb as bnb
+from tests.strategies import ESTIMATES, SPECS, cases, estimator_factory, split_points
+
+CONFIGS = [
+    pytest.param(model, cov, est, id=f"{model}{'-' + cov if cov else ''}-{est}")
+    for model, cov in SPECS
+    for est in ESTIMATES
+]
+DISCRETE_CONFIGS = [p for p in CONFIGS if p.values[0] != "gda"]
+TOL = 1e-10  # reordering sums of a few hundred terms costs ~1e-13; 1e-10 leaves margin
+
+
+@contextmanager
+def strict_warnings(estimate: str):
+    """Every warning is an error, except the documented one of an unsmoothed MLE."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        if estimate == "mle":
+            warnings.filterwarnings(
+                "ignore", message=r".*probability 0 under every class", category=RuntimeWarning
+            )
+        yield
+
+
+def fitted(case, X=None, y=None, w=None, **params):
+    est = case.make().set_params(**params)
+    X = case.X if X is None else X
+    y = case.y if y is None else y
+    w = case.weights if w is None else w
+    return est.fit(X, y, sample_weight=w)
+
+
+def outputs(est, X):
+    """Everything a fitted model predicts on X."""
+    return {
+        "joint": est.predict_joint_log_proba(X),
+        "log_proba": est.predict_log_proba(X),
+        "proba": est.predict_proba(X),
+        "predict": est.predict(X),
+    }
+
+
+def assert_identical(a: dict, b: dict) -> None:
+    """Two ``outputs`` agree bit for bit."""
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+
+
+def assert_close(a: dict, b: dict) -> None:
+    """Probabilities agree to TOL; labels agree wherever the top class is not a near-tie."""
+    np.testing.assert_allclose(a["proba"], b["proba"], rtol=TOL, atol=TOL)
+    p = np.sort(a["proba"], axis=1)
+    clear = p[:, -1] - p[:, -2] > 1e-8
+    np.testing.assert_array_equal(a["predict"][clear], b["predict"][clear])
+
+
+@pytest.mark.parametrize(("model", "cov", "estimate"), CONFIGS)
+@given(data=st.data())
+def test_proba_rows_are_distributions(model, cov, estimate, data):
+    case = data.draw(cases(model, cov, estimate))
+    with strict_warnings(estimate):
+        est = fitted(case)
+        for X in (case.X_test, case.X):
+            p = est.predict_proba(X)
+            assert p.shape == (X.shape[0], len(case.classes))
+            assert np.all(np.isfinite(p))
+            assert np.all(p >= 0)
+            np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+            np.testing.assert_allclose(np.exp(est.predict_log_proba(X)), p, rtol=1e-12, atol=1e-300)
+
+
+@pytest.mark.parametrize(("model", "cov", "estimate"), CONFIGS)
+@given(data=st.data())
+def test_shuffling_rows_changes_nothing(model, cov, estimate, data):
+    case = data.draw(cases(model, cov, estimate))
+    order = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1))).permutation(case.n_samples)
+    w = None if case.weights is None else case.weights[order]
+    with strict_warnings(estimate):
+        a = outputs(fitted(case), case.X_test)
+        b = outputs(fitted(case, case.X[order], case.y[order], w), case.X_test)
+    assert_close(a, b)
+
+
+@pytest.mark.parametrize(("model", "cov", "estimate"), CONFIGS)
+@given(data=st.data())
+def test_partial_fit_over_any_split_equals_fit(model, cov, estimate, data):
+    case = data.draw(cases(model, cov, estimate))
+    cuts = data.draw(split_points(case.n_samples))
+    with strict_warnings(estimate):
+        a = outputs(fitted(case), case.X_test)
+        est = case.make()
+        for rows in np.split(np.arange(case.n_samples), cuts):
+            w = None if case.weights is None else case.weights[rows]
+            est.partial_fit(case.X[rows], case.y[rows], classes=case.classes, sample_weight=w)
+        b = outputs(est, case.X_test)
+    assert_close(a, b)
+
+
+@pytest.mark.parametrize(("model", "cov", "estimate"), DISCRETE_CONFIGS)
+@given(data=st.data())
+def test_dense_equals_sparse(model, cov, estimate, data):
+    case = data.draw(cases(model, cov, estimate))
+    dense, dense_test = case.dense(case.X), case.dense(case.X_test)
+    with strict_warnings(estimate):
+        a = outputs(fitted(case, X=dense), dense_test)
+        b = outputs(fitted(case, X=sp.csr_matrix(dense)), sp.csr_matrix(dense_test))
+        c = outputs(fitted(case, X=dense), sp.csr_matrix(dense_test))
+    assert_close(a, b)
+    assert_close(a, c)
+
+
+@pytest.fixture(scope="module")
+def model_dir():
+    # Module-scoped: hypothesis re-runs the test body many times per function-scoped fixture.
+    with tempfile.TemporaryDirectory(prefix="bayesnb-props-") as d:
+        yield d
+
+
+@pytest.mark.parametrize(("model", "cov", "estimate"), CONFIGS)
+# netCDF writes dominate the run time: a third of the profile's examples.
+@settings(max_examples=max(5, settings().max_examples // 3))
+@given(data=st.data())
+def test_save_load_is_bit_for_bit(model, cov, estimate, data, model_dir):
+    case = data.draw(cases(model, cov, estimate))
+    path = os.path.join(model_dir, f"{model}-{cov}-{estimate}.nc")
+    with strict_warnings(estimate):
+        est = fitted(case)
+        est.save(path)
+        loaded = bnb.load(path)
+        assert type(loaded) is type(est)
+        for X in (case.X_test, case.X):
+            assert_identical(outputs(est, X), outputs(loaded, X))
+
+
+@pytest.mark.parametrize(("model", "cov", "estimate"), CONFIGS)
+@given(data=st.data())
+def test_clone_and_refit_is_bit_for_bit(model, cov, estimate, data):
+    case = data.draw(cases(model, cov, estimate))
+    with strict_warnings(estimate):
+        est = fitted(case)
+        again = clone(est).fit(case.X, case.y, sample_weight=case.weights)
+        assert_identical(outputs(est, case.X_test), outputs(again, case.X_test))
+
+
+@pytest.mark.parametrize(("model", "cov", "estimate"), CONFIGS)
+@given(data=st.data())
+def test_float32_argmax_equals_float64(model, cov, estimate, data):
+    make = estimator_factory(model, cov, estimate)
+    if "dtype" not in make().get_params():
+        pytest.skip(f"{type(make()).__name__} has no dtype parameter (yet)")
+    case = data.draw(cases(model, cov, estimate))
+    with strict_warnings(estimate):
+        est64 = fitted(case, dtype="float64")
+        est32 = fitted(case, dtype="float32")
+        joint = est64.predict_joint_log_proba(case.X_test)
+        top, second = np.sort(joint, axis=1)[:, :-3:-1].T
+        with np.errstate(invalid="ignore"):  # -inf - -inf: both estimates are all -inf
+            margin = top - second
+        # An impossible document falls back to the (float64) class prior in both precisions.
+        margin[np.isneginf(top)] = np.inf
+        # float32 rounds each log-table entry by ~6e-8 relative: only clear winners must agree.
+        scale = np.abs(joint).max(axis=1, initial=0.0, where=np.isfinite(joint))
+        clear = margin > 1e-4 * (1.0 + scale)
+        p64, p32 = est64.predict(case.X_test), est32.predict(case.X_test)
+    np.testing.assert_array_equal(p64[clear], p32[clear])
