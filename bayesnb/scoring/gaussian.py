@@ -73,8 +73,12 @@ def mahalanobis(X: np.ndarray, locs: np.ndarray, factor: np.ndarray) -> np.ndarr
 
 
 def _log_det(factor: np.ndarray) -> np.ndarray:
-    """log |Σ| from lower Cholesky factor(s): 2 Σ_j log L_jj."""
-    return 2.0 * np.log(np.diagonal(factor, axis1=-2, axis2=-1)).sum(axis=-1)
+    """log |Σ| from lower Cholesky factor(s): 2 Σ_j log L_jj.
+
+    A class without documents has no MLE factor (zeros); its -inf is masked by ``valid``.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 2.0 * np.log(np.diagonal(factor, axis1=-2, axis2=-1)).sum(axis=-1)
 
 
 def gaussian_jll(
