@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from bayesnb._base import GenerativeClassifier
-from bayesnb.posterior.discrete import BetaPosterior, DirichletPosterior
+from bayesnb.posterior.discrete import BetaPosterior, DirichletPosterior, check_mode_exists
 from bayesnb.scoring import bernoulli_jll, categorical_jll, dot_log_table, polya_jll
 from bayesnb.stats.discrete import (
     binarize,
@@ -43,6 +43,11 @@ class _DiscreteNB(GenerativeClassifier):
             raise ValueError(
                 f"alpha must be a positive number or array, or 'evidence', got {self.alpha!r}"
             )
+        if not isinstance(self.alpha, str):
+            # The MAP needs an interior mode: refuse at fit, not at the first predict.
+            check_mode_exists(self.estimate, self.alpha, "alpha")
+            beta = getattr(self, "beta", None)
+            check_mode_exists(self.estimate, 1.0 if beta is None else beta, "beta")
         try:
             dtype = np.dtype(self.dtype)
         except TypeError:

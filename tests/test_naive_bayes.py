@@ -340,7 +340,7 @@ def test_bernoulli_mle_with_certain_features():
 def test_map_on_boundary_raises(model):
     X, y = counts_data(seed=27)
     with pytest.raises(ValueError, match=r"alpha >= 1.*interior.*mean"):
-        model(estimate="map", alpha=0.5, class_alpha=1.0).fit(X, y).predict(X)
+        model(estimate="map", alpha=0.5, class_alpha=1.0).fit(X, y)
     with pytest.raises(ValueError, match=r"class_alpha >= 1"):
         model(estimate="map", alpha=2.0, class_alpha=0.5).fit(X, y).predict(X)
 

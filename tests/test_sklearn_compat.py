@@ -74,7 +74,11 @@ def test_clone_pipeline_gridsearch():
     pipe = Pipeline([("cv", CountVectorizer()), ("nb", bnb.MultinomialNB())])
     grid = GridSearchCV(
         pipe,
-        {"nb__alpha": [0.1, 1.0, 2.0], "nb__estimate": ["mean", "bayes", "map"]},
+        [
+            {"nb__alpha": [0.1, 1.0, 2.0], "nb__estimate": ["mean", "bayes"]},
+            {"nb__alpha": [2.0], "nb__estimate": ["map"]},  # the mode needs alpha >= 1
+        ],
+        error_score="raise",
         cv=3,
     ).fit(docs, y)
     assert grid.best_score_ == pytest.approx(1.0)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["BetaPosterior", "DirichletPosterior", "log_ratio"]
+__all__ = ["BetaPosterior", "DirichletPosterior", "check_mode_exists", "log_ratio"]
 
 
 def log_ratio(num, den) -> np.ndarray:
@@ -21,7 +21,7 @@ def log_ratio(num, den) -> np.ndarray:
     return np.where(np.isnan(out), -np.inf, out)
 
 
-def _check_mode_exists(estimate: str, values, name: str) -> None:
+def check_mode_exists(estimate: str, values, name: str) -> None:
     if estimate == "map" and np.any(np.asarray(values) < 1):
         raise ValueError(
             f"estimate='map' needs {name} >= 1: with {name} < 1 the posterior mode lies on the "
@@ -85,7 +85,7 @@ class DirichletPosterior:
         if estimate == "mle":
             num = counts
         elif estimate == "map":
-            _check_mode_exists(estimate, self.alpha, self.name)
+            check_mode_exists(estimate, self.alpha, self.name)
             num = counts + (np.asarray(self.alpha) - 1.0)
         else:
             num = counts + self.alpha
@@ -147,8 +147,8 @@ class BetaPosterior:
         if estimate == "mle":
             num1, num0 = s, np.broadcast_to(f, s.shape)
         elif estimate == "map":
-            _check_mode_exists(estimate, self.alpha, "alpha")
-            _check_mode_exists(estimate, self.beta, "beta")
+            check_mode_exists(estimate, self.alpha, "alpha")
+            check_mode_exists(estimate, self.beta, "beta")
             num1, num0 = s + (np.asarray(self.alpha) - 1.0), f + (np.asarray(self.beta) - 1.0)
         else:
             num1, num0 = self.a, self.b
