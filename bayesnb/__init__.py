@@ -8,10 +8,14 @@ MLE, MAP, posterior mean or full posterior predictive.
 from importlib.metadata import PackageNotFoundError, version
 
 from bayesnb import datasets
+from bayesnb.columnwise import ColumnwiseNB
 from bayesnb.compare import compare
+from bayesnb.dcm import DirichletCompoundNB
 from bayesnb.gda import GDA
+from bayesnb.informative import most_informative_features
 from bayesnb.learning_curve import learning_curve
 from bayesnb.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
+from bayesnb.poisson import PoissonNB
 
 try:
     __version__ = version("bayesnb")
@@ -39,11 +43,15 @@ __all__ = [
     "GDA",
     "BernoulliNB",
     "CategoricalNB",
+    "ColumnwiseNB",
+    "DirichletCompoundNB",
     "MultinomialNB",
+    "PoissonNB",
     "__version__",
     "compare",
     "datasets",
     "learning_curve",
     "load",
+    "most_informative_features",
     "report",
 ]

@@ -18,6 +18,7 @@ from bayesnb.validation import (
     check_classes,
     check_estimate,
     check_fitted,
+    check_missing,
     check_sample_weight,
     encode_labels,
 )
@@ -30,7 +31,10 @@ def _is_dask(X) -> bool:
     return hasattr(X, "__dask_graph__")
 
 
-SUPPORTED = "BernoulliNB, MultinomialNB, CategoricalNB and GDA"
+SUPPORTED = (
+    "BernoulliNB, MultinomialNB, CategoricalNB, PoissonNB, DirichletCompoundNB, GDA and "
+    "ColumnwiseNB"
+)
 
 
 def model_kind(est, where: str) -> str:
@@ -75,6 +79,11 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
       them to the fitted statistics; ``_count`` is the two in turn;
     - ``_log_likelihood(X)``: per-class log-likelihood, shape (n_samples, n_classes), under
       ``self.estimate`` (the class prior excluded).
+
+    Missing values: a subclass with a ``missing`` parameter (``"error"`` | ``"ignore"``) passes
+    ``missing=self._missing`` to validation, which refuses NaN under ``"error"`` and lets it
+    through under ``"ignore"``; the hooks then split X with :meth:`_split_missing` (observed
+    part and missing-value indicator) and marginalise the missing features out.
     """
 
     # -- fitting -----------------------------------------------------------------------------
@@ -150,22 +159,142 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         self._merge_statistics(self._statistics(X, codes, weights))
 
     def _statistics_changed(self) -> None:
-        from bayesnb.evidence import learn_hyperparameters
-
-        learn_hyperparameters(self)  # alpha_, class_alpha_: as given, or maximising the evidence
         self._tables = {}  # estimates are derived lazily from the new statistics
-        # Derive the class prior now: a bad class_prior or a MAP without an interior mode
-        # fails at fit, not at the first predict.
+        self._learned = {}  # so are alpha_ and class_alpha_ (learned from the statistics)
+        # Derive them now: a bad alpha, a bad class_prior or a MAP without an interior mode
+        # fails at fit, not at the first predict, and an evidence warning surfaces at fit.
+        self.class_alpha_  # noqa: B018
+        if "alpha" in self.get_params(deep=False):
+            self.alpha_  # noqa: B018
         self.class_log_prior_  # noqa: B018
 
     def _check_params(self) -> None:
         check_estimate(self.estimate)
+        check_missing(self._missing)
         if not (isinstance(self.class_alpha, str) and self.class_alpha == "evidence"):
             check_class_alpha(self.class_alpha)
 
     def _encode(self, X):
         """The model's view of validated X (identity; BernoulliNB binarises)."""
         return X
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = self._missing == "ignore"  # NaN = a missing feature
+        return tags
+
+    @property
+    def _missing(self) -> str:
+        """The ``missing`` parameter (``"error"`` for a subclass without one)."""
+        return getattr(self, "missing", "error")
+
+    def _split_missing(self, X):
+        """``(X0, M)`` of validated X: observed values and missing-cell indicator (or None).
+
+        Under ``missing="error"`` validation has refused NaN already, so X is returned as is
+        without another pass over it.
+        """
+        if self._missing != "ignore":
+            return X, None
+        from bayesnb.stats.missing import split_missing
+
+        return split_missing(X)
+
+    # -- fitted hyperparameters: derived lazily from the parameters, like the tables ---------
+    # ``alpha_`` and ``class_alpha_`` are the given value or, for ``"evidence"``, the value
+    # maximising the evidence of the stored statistics. They are keyed on the parameters they
+    # depend on, so ``set_params(alpha=...)`` after a fit is honoured on next use (tables are
+    # keyed on every parameter and follow), without a refit. Assigning them (``bayesnb.io``
+    # restoring a saved model) stores the value for the current parameters.
+    _CLASS_ALPHA_PARAMS = ("class_alpha",)
+    # Parameters that never change the learned alpha_ (it depends on alpha and the feature
+    # statistics as the posterior sees them, e.g. BernoulliNB's beta or MultinomialNB's unk).
+    _ALPHA_FREE_PARAMS = (
+        "class_alpha",
+        "class_prior",
+        "dtype",
+        "estimate",
+        "estimators",
+        "fit_prior",
+        "max_iter",
+        "missing",
+        "tol",
+    )
+
+    def _params_key(self, names=None, exclude=()) -> tuple:
+        """The parameters (``names``, or all but ``exclude``) as a hashable cache key."""
+        return tuple(
+            (k, id(v) if isinstance(v, np.ndarray) else repr(v))
+            for k, v in sorted(self.get_params(deep=False).items())
+            if (names is None or k in names) and k not in exclude
+        )
+
+    def _learned_key(self, name: str) -> tuple:
+        if name == "class_alpha_":
+            return (name, self._params_key(names=self._CLASS_ALPHA_PARAMS))
+        return (name, self._params_key(exclude=self._ALPHA_FREE_PARAMS))
+
+    def _learned_value(self, name: str, compute):
+        check_fitted(self)
+        store = self.__dict__.setdefault("_learned", {})
+        key = self._learned_key(name)
+        if key not in store:
+            try:
+                value = compute()
+            except BaseException:
+                store.pop(key, None)  # no placeholder left behind by a failed computation
+                raise
+            store[key] = value
+        return store[key]
+
+    def _store_learned(self, name: str, value) -> None:
+        self.__dict__.setdefault("_learned", {})[self._learned_key(name)] = value
+
+    @property
+    def class_alpha_(self) -> float:
+        """The class-prior concentration in use: ``class_alpha``, or learned (``"evidence"``)."""
+        return self._learned_value("class_alpha_", self._compute_class_alpha)
+
+    @class_alpha_.setter
+    def class_alpha_(self, value) -> None:
+        self._store_learned("class_alpha_", value)
+
+    def _compute_class_alpha(self) -> float:
+        gamma = self.class_alpha
+        if isinstance(gamma, str) and gamma == "evidence":
+            from bayesnb.evidence import fit_symmetric_dirichlet
+
+            return fit_symmetric_dirichlet(self.class_count_[None, :], name="class_alpha")
+        return check_class_alpha(gamma)
+
+    @property
+    def alpha_(self):
+        """The feature-prior concentration in use: ``alpha``, or learned (``"evidence"``)."""
+        if "alpha" not in self.get_params(deep=False):
+            raise AttributeError(f"{type(self).__name__} has no alpha parameter (no alpha_)")
+        return self._learned_value("alpha_", self._compute_alpha)
+
+    @alpha_.setter
+    def alpha_(self, value) -> None:
+        self._store_learned("alpha_", value)
+
+    def _compute_alpha(self):
+        from bayesnb.evidence import _learn_alpha
+
+        alpha = self.alpha
+        if isinstance(alpha, str) and alpha == "evidence":
+            return _learn_alpha(self)
+        self._check_alpha_value(alpha)
+        return alpha
+
+    def _check_alpha_value(self, alpha) -> None:
+        """Out-of-range or wrongly shaped priors fail here (at fit, or at first use)."""
+        from bayesnb.validation import check_alpha
+
+        check_alpha(alpha, self.n_features_in_)
+        beta = self.get_params(deep=False).get("beta")
+        if beta is not None:
+            check_alpha(beta, self.n_features_in_, "beta")
 
     # -- the class prior ---------------------------------------------------------------------
     @property
@@ -191,13 +320,10 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     def _cached(self, key: str, compute):
         check_fitted(self)
         tables = self.__dict__.setdefault("_tables", {})
-        # Keyed on every parameter, so set_params(estimate=..., class_prior=...) after fit
-        # rescores instead of serving a stale table (arrays by identity: repr truncates).
-        params = tuple(
-            (k, id(v) if isinstance(v, np.ndarray) else repr(v))
-            for k, v in sorted(self.get_params(deep=False).items())
-        )
-        full_key = (key, params)
+        # Keyed on every parameter, so set_params(estimate=..., alpha=..., class_prior=...)
+        # after fit rescores instead of serving a stale table (arrays by identity: repr
+        # truncates); alpha_ and class_alpha_ follow their parameters the same way.
+        full_key = (key, self._params_key())
         if full_key not in tables:
             check_estimate(self.estimate)
             tables[full_key] = compute()

@@ -9,7 +9,11 @@ report's path last.
 ``--data`` takes ``digits``, ``breast_cancer``, ``wine``, ``iris``, ``fortunes[:cat1,cat2]``, a
 folder with one sub-folder of text files per class, or a CSV file with ``label`` and ``text``
 columns. Text goes through scikit-learn's ``CountVectorizer``; its vocabulary becomes the
-model's feature names, so a saved model scores new text with the same columns.
+model's feature names, so a saved model scores new text with the same columns. ``fit``
+streams a corpus on disk (a folder, a CSV file, or a glob pattern of files) through
+:func:`bayesnb.streaming.fit_files` in chunks of ``--chunk-size`` documents instead of loading
+it: a first pass collects the labels and the vocabulary, a second counts (the result equals the
+in-memory fit); ``--hash-features N`` counts hashed columns in a single pass.
 
 Input errors (unknown data, bad paths, malformed files, a model that does not fit the data)
 print one line ``bayesnb: error: ...`` on stderr and exit with status 2.
@@ -190,7 +194,7 @@ def _alpha(text: str | None):
         value = float(text)
     except ValueError:
         raise DataError(f"--alpha must be a positive number or 'evidence', got {text!r}") from None
-    if not value > 0:
+    if not (np.isfinite(value) and value > 0):
         raise DataError(f"--alpha must be a positive number or 'evidence', got {text!r}")
     return value
 
@@ -347,9 +351,86 @@ def run_demo(
 
 
 # -- fit / report / compare ---------------------------------------------------------------------
+# -- fit from disk in chunks ----------------------------------------------------------------------
+_EMBEDDED = ("digits", "breast_cancer", "wine", "iris")
+
+
+def _is_corpus(spec: str) -> bool:
+    """Whether ``--data`` names text files on disk (streamed by ``fit``), not an embedded set.
+
+    An embedded name wins over a folder of that name (``./digits`` is the folder); a spec that
+    exists, is a glob pattern, or looks like a path (a separator or a suffix) is on disk.
+    """
+    from bayesnb.streaming import is_pattern
+
+    spec = str(spec).strip()
+    if spec in _EMBEDDED or spec == "fortunes" or spec.startswith("fortunes:"):
+        return False
+    path = Path(spec)
+    return path.exists() or is_pattern(spec) or "/" in spec or "\\" in spec or bool(path.suffix)
+
+
+def _fit_streamed(args) -> int:
+    """``fit`` of a corpus on disk: read in chunks, counted chunk by chunk, never held whole.
+
+    The default columns are the corpus's words, collected by a first pass (what the in-memory
+    ``CountVectorizer`` gives, so ``report`` and new text use the same columns); with
+    ``--hash-features`` one pass counts hashed columns and no vocabulary is kept.
+    """
+    from types import SimpleNamespace
+
+    from bayesnb import streaming
+
+    spec = str(args.data).strip()
+    corpus = SimpleNamespace(name=Path(spec).name or spec, kind="text", binarize=0.0)
+    _check_model_data(args.model, corpus)
+    est = _estimator(args.model, corpus, args.estimate, _alpha(args.alpha))
+    t0 = time.perf_counter()
+    try:
+        est._check_params()  # a bad configuration fails before the corpus is read
+        # Undecodable bytes become U+FFFD, as when load_data reads a folder in memory.
+        if args.hash_features:
+            vec = streaming.default_vectorizer(args.hash_features)
+            files, classes, total = spec, None, None  # labels: fit_files's cheap first pass
+        else:
+            scan = streaming.scan_files(spec, chunk_size=args.chunk_size, errors="replace")
+            files, vec, classes, total = scan.files, scan.vectorizer, scan.classes, scan.n_documents
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            streaming.fit_files(
+                est, files, vec, args.chunk_size, classes, errors="replace", total=total
+            )
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise DataError(f"cannot fit {args.model} to --data {spec!r}: {_one_line(exc)}") from exc
+    seconds = time.perf_counter() - t0
+    if not args.hash_features:
+        words = [str(f) for f in vec.get_feature_names_out()]
+        est.feature_names_in_ = np.asarray(words, dtype=object)
+    out = Path(args.out)
+    _save(est, out)
+    n_docs = round(float(np.sum(est.class_count_)))
+    alpha = getattr(est, "alpha_", None)
+    columns = f"{est.n_features_in_:,} " + ("hashed features" if args.hash_features else "words")
+    print(
+        f"fitted {type(est).__name__} (estimate={args.estimate}"
+        + (f", alpha={float(np.mean(alpha)):.4g}" if alpha is not None else "")
+        + f") on {n_docs:,} documents × {columns}, {len(est.classes_)} classes in "
+        f"{seconds:.2f} s, streamed from disk in chunks of {args.chunk_size:,} documents "
+        f"({n_docs / max(seconds, 1e-9):,.0f} documents/s); log evidence {est.log_evidence():.1f}"
+    )
+    print(f"saved: {out}")
+    return 0
+
+
 def _cmd_fit(args) -> int:
     from bayesnb.report.sections import sampler
 
+    for name in ("chunk_size", "hash_features"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise DataError(f"--{name.replace('_', '-')} must be an integer >= 1, got {value}")
+    if _is_corpus(args.data) and not args.nuts:
+        return _fit_streamed(args)  # NUTS needs the documents in memory: load_data below
     data = load_data(args.data, seed=args.seed)
     _check_model_data(args.model, data)
     est = _estimator(args.model, data, args.estimate, _alpha(args.alpha))
@@ -473,12 +554,53 @@ def _check_fits(est, data, path: Path, spec: str) -> None:
         )
 
 
+# scikit-learn baselines by short name; ``sklearn:ClassName`` reaches any other classifier.
+BASELINES = ("complement", "logistic", "sklearn:CLASS")
+
+
+def _baseline(spec: str):
+    """A scikit-learn classifier (default parameters) from a compare spec, or None."""
+    if spec == "complement":
+        from sklearn.naive_bayes import ComplementNB
+
+        return ComplementNB()
+    if spec == "logistic":
+        from sklearn.linear_model import LogisticRegression
+
+        return LogisticRegression(max_iter=2000)
+    if not spec.startswith("sklearn:"):
+        return None
+    from sklearn.utils import all_estimators
+
+    name = spec.partition(":")[2].strip()
+    found = dict(all_estimators(type_filter="classifier"))
+    if name not in found:
+        raise DataError(
+            f"unknown scikit-learn classifier {name!r} in {spec!r}: give a class name such as "
+            "ComplementNB, LogisticRegression or RandomForestClassifier"
+        )
+    try:
+        est = found[name]()
+    except TypeError as exc:  # e.g. VotingClassifier needs its estimators
+        raise DataError(f"cannot build {name} with default parameters: {_one_line(exc)}") from exc
+    if not hasattr(est, "predict_proba"):
+        raise DataError(f"{name} has no predict_proba, which compare needs for its metrics")
+    return est
+
+
 def _parse_models(specs: Sequence[str], data, alpha) -> dict:
     ests: dict = {}
     for spec in specs:
+        baseline = _baseline(spec)
+        if baseline is not None:
+            ests[spec] = baseline
+            continue
         model, _, estimate = spec.partition(":")
         if model not in MODELS:
-            raise DataError(f"unknown model {model!r} in {spec!r}: expected one of {MODELS}")
+            raise DataError(
+                f"unknown model {model!r} in {spec!r}: expected one of {MODELS} or a baseline "
+                f"{BASELINES}"
+            )
         if estimate and estimate not in ESTIMATES:
             raise DataError(
                 f"unknown estimate {estimate!r} in {spec!r}: expected one of {ESTIMATES}"
@@ -500,7 +622,8 @@ def _cmd_compare(args) -> int:
 
     data = load_data(args.data, seed=args.seed, test_size=args.test_size)
     ests = _parse_models(args.models, data, _alpha(args.alpha))
-    gda = any(k.startswith("gda") for k in ests)
+    # Continuous data are standardised (training moments) for GDA and for the baselines alike.
+    gda = any(k.startswith("gda") for k in ests) or data.kind == "continuous"
     study = Study(data, "gda" if gda else "multinomial")
     Xtr, ytr, Xte, yte = split_xy(study)  # standardised when GDA takes part
     t0 = time.perf_counter()
@@ -513,7 +636,7 @@ def _cmd_compare(args) -> int:
                 ds = compare(ests, data.X, data.y, cv=args.cv, loo=not args.no_loo)
             else:
                 ds = compare(ests, Xtr, ytr, Xte, yte, loo=not args.no_loo)
-        except ValueError as exc:
+        except (ValueError, TypeError) as exc:  # e.g. ComplementNB on negative features
             raise DataError(f"cannot compare on --data {args.data!r}: {_one_line(exc)}") from exc
     from bayesnb.loo import short_warning
 
@@ -591,10 +714,44 @@ def _parser() -> argparse.ArgumentParser:
     fit = sub.add_parser(
         "fit",
         help="fit one model on a data set and save it (netCDF)",
-        description="Fit MODEL on every document of --data and save it to --out.",
+        description=(
+            "Fit MODEL on every document of --data and save it to --out. An embedded data "
+            "set (digits, breast_cancer, wine, iris, fortunes[:cat1,cat2]) is loaded in memory. "
+            "Any other --data is a text corpus on disk, which fit streams: it reads "
+            "--chunk-size documents at a time, never the whole corpus, and prints progress "
+            "with documents/s on stderr. A corpus is a folder of class sub-folders (one "
+            "document per file, labelled by its folder), a folder of CSV files, a CSV file "
+            "(columns 'label' and 'text', one document per row), or a glob pattern of such "
+            "files, quoted so the shell does not expand it ('mail/*/*.txt', 'data/*.csv.gz'). "
+            "An embedded name wins over a folder of that name: write ./digits for the folder. "
+            "A first pass collects the labels and the vocabulary, so the columns are the "
+            "corpus's words (the in-memory fit's, which `report` and new text reuse); "
+            "--hash-features N counts in a single pass into N hashed columns instead (memory "
+            "bounded whatever the vocabulary; no words are saved, so `report` cannot re-read "
+            "such a model's columns). With --nuts the corpus is loaded in memory."
+        ),
     )
     fit.add_argument("model", choices=MODELS, metavar="MODEL", help=f"one of {', '.join(MODELS)}")
-    fit.add_argument("--data", required=True, metavar="SPEC", help=_DATA_HELP)
+    fit.add_argument(
+        "--data",
+        required=True,
+        metavar="SPEC",
+        help="an embedded data set, or a folder, CSV file or quoted glob pattern of text files "
+        "on disk (streamed; see above)",
+    )
+    fit.add_argument(
+        "--chunk-size",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="documents read at a time from a corpus on disk (10000)",
+    )
+    fit.add_argument(
+        "--hash-features",
+        type=int,
+        metavar="N",
+        help="one pass, N hashed columns (e.g. 262144) instead of the corpus vocabulary",
+    )
     fit.add_argument(
         "--estimate",
         choices=ESTIMATES,
@@ -642,15 +799,18 @@ def _parser() -> argparse.ArgumentParser:
         help="held-out metrics of several models on one data set",
         description=(
             "Print bayesnb.compare's table for MODEL[:ESTIMATE] entries on --data, e.g. "
-            "`bayesnb compare --data digits multinomial bernoulli:mean`. A model without an "
-            "estimate is compared under all four."
+            "`bayesnb compare --data digits multinomial bernoulli:mean complement`. A model "
+            "without an estimate is compared under all four. Baselines (scikit-learn, default "
+            "parameters, --alpha does not apply): complement (ComplementNB), logistic "
+            "(LogisticRegression), or sklearn:CLASS for any classifier with predict_proba."
         ),
     )
     cmp_.add_argument(
         "models",
         nargs="+",
         metavar="MODEL[:ESTIMATE]",
-        help=f"model ({', '.join(MODELS)}), optionally :mle|map|mean|bayes",
+        help=f"model ({', '.join(MODELS)}), optionally :mle|map|mean|bayes; or a baseline "
+        "(complement, logistic, sklearn:CLASS)",
     )
     cmp_.add_argument("--data", required=True, metavar="SPEC", help=_DATA_HELP)
     cmp_.add_argument("--alpha", metavar="N|evidence", help="prior concentration (discrete)")
@@ -659,6 +819,20 @@ def _parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--no-loo", action="store_true", help="skip PSIS-LOO (faster)")
     cmp_.add_argument("--seed", type=int, default=DEMO_SEED, help="seed of the split (0)")
     return parser
+
+
+def _check_numbers(args) -> None:
+    """Refuse out-of-range numeric options before any data is loaded or model fitted."""
+    minimum = {"draws": 1, "chains": 1, "tune": 0, "seed": 0, "cv": 2}
+    for name, low in minimum.items():
+        value = getattr(args, name, None)
+        if value is not None and value < low:
+            raise DataError(f"--{name} must be an integer >= {low}, got {value}")
+    test_size = getattr(args, "test_size", None)
+    if test_size is not None and not 0 < test_size < 1:
+        raise DataError(f"--test-size must be a fraction in (0, 1), got {test_size}")
+    if not str(getattr(args, "data", "x")).strip():
+        raise DataError("--data is empty: " + _DATA_HELP)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -677,6 +851,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = _parser().parse_args(argv)
     try:
+        _check_numbers(args)
         if args.command == "demo":
             run_demo(
                 args.out_models,

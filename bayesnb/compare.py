@@ -32,7 +32,7 @@ METRICS: dict[str, tuple[str, bool]] = {
     "elpd_loo": ("PSIS-LOO ELPD of the training labels (posterior draws)", True),
     "elpd_loo_se": ("standard error of elpd_loo", False),
     "pareto_k_bad": ("training documents with Pareto k above the good threshold", False),
-    "n_parameters": ("number of free parameters", False),
+    "n_parameters": ("number of free parameters (NaN when unknown)", False),
     "fit_time": ("seconds to fit", False),
     "score_time": ("seconds to predict_proba the test set", False),
 }
@@ -79,26 +79,46 @@ def expected_calibration_error(y_true, proba: np.ndarray, classes, n_bins: int =
     return float(total)
 
 
-def n_parameters(estimator) -> int:
-    """Free parameters of a fitted model (probability vectors count one less than their size)."""
+def n_parameters(estimator) -> float:
+    """Free parameters of a fitted model (probability vectors count one less than their size).
+
+    bayesnb models by their model kind; scikit-learn's naive Bayes models by their tables
+    (ComplementNB: one complement word distribution per class, its class prior is unused in
+    prediction); a linear model by ``coef_`` plus ``intercept_``. NaN when unknown.
+    """
     k = len(estimator.classes_)
     free_prior = k - 1
-    name = type(estimator).__name__
-    if name == "MultinomialNB":
-        v = estimator.feature_log_prob_.shape[1]
-        return free_prior + k * (v - 1)
-    if name == "BernoulliNB":
+    kind = getattr(estimator, "_model_kind", None)
+    if kind is not None:
+        d = estimator.n_features_in_
+        if kind == "multinomial":
+            return free_prior + k * (estimator.feature_log_prob_.shape[1] - 1)
+        if kind in ("bernoulli", "poisson", "dcm"):
+            # One free value per (class, feature): a probability, a rate, or a concentration.
+            return free_prior + k * d
+        if kind == "categorical":
+            # k_j observed categories plus the pooled unseen slot: k_j free per feature.
+            return free_prior + k * int(np.sum(estimator.n_categories_))
+        if kind == "gda":
+            cov = {"shared": d * (d + 1) // 2, "per_class": k * d * (d + 1) // 2, "diagonal": k * d}
+            return free_prior + k * d + cov[estimator.covariance]
+        return np.nan
+    from sklearn import naive_bayes as sknb
+
+    if isinstance(estimator, sknb.ComplementNB):
+        return k * (estimator.feature_log_prob_.shape[1] - 1)
+    if isinstance(estimator, sknb.MultinomialNB):
+        return free_prior + k * (estimator.feature_log_prob_.shape[1] - 1)
+    if isinstance(estimator, sknb.BernoulliNB):
         return free_prior + estimator.feature_log_prob_.size
-    if name == "CategoricalNB":
-        return free_prior + k * int(np.sum(estimator.n_categories_))
-    if name == "GDA":
-        d = estimator.means_.shape[1]
-        cov = {"shared": d * (d + 1) // 2, "per_class": k * d * (d + 1) // 2, "diagonal": k * d}
-        return free_prior + k * d + cov[estimator.covariance]
+    if isinstance(estimator, sknb.CategoricalNB):
+        return free_prior + k * int(np.sum(np.asarray(estimator.n_categories_) - 1))
+    if isinstance(estimator, sknb.GaussianNB):
+        return free_prior + 2 * estimator.theta_.size
     coef = getattr(estimator, "coef_", None)
     if coef is not None:
         return int(np.size(coef) + np.size(getattr(estimator, "intercept_", 0)))
-    return -1  # unknown for a foreign estimator
+    return np.nan  # unknown for a foreign estimator
 
 
 def _elpd_loo(estimator, X, y, draws: int = 500) -> tuple[float, float, float]:
@@ -192,7 +212,10 @@ def compare(
     Parameters
     ----------
     estimators : mapping of str -> estimator
-        Each is cloned and fitted as configured (bayesnb or any scikit-learn classifier).
+        Each is cloned and fitted as configured (bayesnb or any scikit-learn classifier with
+        ``predict_proba``, e.g. ComplementNB or LogisticRegression as baselines). Estimators
+        without a posterior get NaN in the PSIS-LOO columns, and NaN ``n_parameters`` when
+        their parameters cannot be counted.
     X_train, y_train
         Training data.
     X_test, y_test : optional
@@ -211,6 +234,13 @@ def compare(
     -------
     xarray.Dataset
         Variables of :data:`METRICS` with dim ``name`` (``.to_dataframe()`` gives a table).
+
+    Raises
+    ------
+    TypeError
+        ``estimators`` is not a non-empty dict, or one of them has no ``predict_proba``.
+    ValueError
+        Neither or both of a held-out split and ``cv``; test labels unseen in training.
     """
     if not isinstance(estimators, Mapping) or not estimators:
         raise TypeError("estimators must be a non-empty dict of name -> estimator")
@@ -219,6 +249,13 @@ def compare(
     if X_test is not None and y_test is None:
         raise ValueError("y_test is required with X_test")
     names = list(estimators)
+    for name in names:
+        # Every metric is computed from predicted probabilities; refuse before any fitting.
+        if not hasattr(estimators[name], "predict_proba"):
+            raise TypeError(
+                f"estimator {name!r} ({type(estimators[name]).__name__}) has no predict_proba; "
+                "compare scores predicted probabilities (e.g. SVC needs probability=True)"
+            )
     if cv is None:
         cache: dict = {}
         rows = [

@@ -3,10 +3,11 @@
 Every path (point estimates, exact conjugate draws, NUTS) lands here, so ArviZ functions and
 :func:`bayesnb.compare` read any of them. Layout (DESIGN.md §3): group ``posterior`` with
 ``class_prior (chain, draw, class)`` and ``feature_prob (chain, draw, class, feature)`` for the
-discrete models (Categorical NB adds a ``value`` dim), ``mean (chain, draw, class, feature)``
-and ``cov (chain, draw, [class,] feature, feature_bis)`` for GDA; coordinates ``class`` (labels
-as strings) and ``feature`` (feature names); attrs name the model, the prior, the estimate and
-the bayesnb version.
+discrete models (Categorical NB adds a ``value`` dim; Poisson NB has ``feature_rate (chain,
+draw, class, feature)``, its rates λ_cj, instead of ``feature_prob``), ``mean (chain, draw,
+class, feature)`` and ``cov (chain, draw, [class,] feature, feature_bis)`` for GDA;
+coordinates ``class`` (labels as strings) and ``feature`` (feature names); attrs name the
+model, the prior, the estimate and the bayesnb version.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ __all__ = ["DIMS", "layout_attrs", "layout_coords", "to_datatree"]
 DIMS: dict[str, list[str]] = {
     "class_prior": ["class"],
     "feature_prob": ["class", "feature"],
+    "feature_rate": ["class", "feature"],  # PoissonNB: the Poisson rates λ_cj
+    "concentration": ["class", "feature"],  # DirichletCompoundNB: the Dirichlet β_cj
     "mean": ["class", "feature"],
     "cov": ["class", "feature", "feature_bis"],
     "cov_shared": ["feature", "feature_bis"],

@@ -17,6 +17,9 @@ Model-specific meaning of ``feature_prob``:
   of any value never seen in training (scoring maps every such value to it), so slot v is
   P(min(x_j, k_j) = v | c). Slots beyond k_j are NaN (padding), so ``nansum`` over ``value``
   is 1.
+- PoissonNB: no ``feature_prob``; ``feature_rate (chain, draw, class, feature)`` holds the
+  Poisson rates λ_cj (expected count of feature j in a document of class c), drawn exactly
+  from their Gamma(α + S_cj, β + N_c) posteriors.
 
 GDA (``covariance="shared"|"per_class"|"diagonal"``): ``cov`` is (feature, feature_bis) for
 the shared model and (class, feature, feature_bis) otherwise; the diagonal model keeps the
@@ -38,6 +41,7 @@ from numbers import Integral
 import numpy as np
 import xarray as xr
 from scipy.stats import beta as beta_dist
+from scipy.stats import gamma as gamma_dist
 from scipy.stats import invgamma
 from scipy.stats import t as student_t
 
@@ -47,6 +51,7 @@ from bayesnb.validation import ESTIMATES, check_class_prior, check_fitted
 
 __all__ = [
     "GDA_VAR_NAMES",
+    "POISSON_VAR_NAMES",
     "VAR_NAMES",
     "inverse_wishart_draws",
     "point_estimate",
@@ -57,6 +62,8 @@ __all__ = [
 
 VAR_NAMES = ("class_prior", "feature_prob")
 GDA_VAR_NAMES = ("class_prior", "mean", "cov")
+POISSON_VAR_NAMES = ("class_prior", "feature_rate")
+DCM_VAR_NAMES = ("class_prior", "concentration", "feature_prob")
 
 
 # -- dispatch (the one place per module that knows the estimator types) ----------------------
@@ -67,6 +74,10 @@ def _kind(est) -> str:
 # -- argument checks ---------------------------------------------------------------------------
 def _check_var_names(var_names, kind: str) -> list[str]:
     known = GDA_VAR_NAMES if kind == "gda" else VAR_NAMES
+    if kind == "poisson":
+        known = POISSON_VAR_NAMES
+    if kind == "dcm":
+        known = DCM_VAR_NAMES
     if var_names is None:
         return list(known)
     names = [var_names] if isinstance(var_names, str) else list(var_names)
@@ -180,7 +191,7 @@ def point_estimate(est, estimate: str, var_names=None, features=None) -> xr.Data
 
     Parameters
     ----------
-    est : fitted BernoulliNB, MultinomialNB, CategoricalNB or GDA
+    est : fitted BernoulliNB, MultinomialNB, CategoricalNB, PoissonNB or GDA
     estimate : {"mle", "map", "mean", "bayes"}
         ``"bayes"`` (the posterior predictive) is accepted where it is a point: for the
         Bernoulli and categorical models it equals the posterior mean (the posterior
@@ -189,8 +200,8 @@ def point_estimate(est, estimate: str, var_names=None, features=None) -> xr.Data
         and for GDA the Student-t predictive; no single parameter value reproduces either,
         so they are refused.
     var_names : str or list of str, optional
-        Subset of ``["class_prior", "feature_prob"]``, or ``["class_prior", "mean", "cov"]``
-        for GDA.
+        Subset of ``["class_prior", "feature_prob"]``, ``["class_prior", "feature_rate"]``
+        for PoissonNB, or ``["class_prior", "mean", "cov"]`` for GDA.
     features : array-like of int or of feature names, optional
         Columns to keep (for GDA ``cov`` keeps the principal sub-block of those columns).
 
@@ -204,6 +215,8 @@ def point_estimate(est, estimate: str, var_names=None, features=None) -> xr.Data
     """
     kind = _kind(est)
     check_fitted(est)
+    if kind == "columnwise":
+        return _columnwise_point_estimate(est, estimate, var_names, features)
     if not isinstance(estimate, str) or estimate not in ESTIMATES:
         raise ValueError(f"estimate must be one of {ESTIMATES}, got {estimate!r}")
     if estimate == "bayes" and kind == "multinomial":
@@ -211,6 +224,13 @@ def point_estimate(est, estimate: str, var_names=None, features=None) -> xr.Data
             "estimate='bayes' is not a point for MultinomialNB: it is the Dirichlet-multinomial "
             "predictive of whole documents (parameters integrated out). Use 'mean' for the "
             "posterior mean, or sample_posterior() for the posterior itself."
+        )
+    if estimate == "bayes" and kind == "poisson":
+        raise ValueError(
+            "estimate='bayes' is not a point for PoissonNB: it is the negative-binomial "
+            "predictive of every count (rates integrated out), which no Poisson rate "
+            "reproduces. Use 'mean' for the posterior mean, or sample_posterior() for the "
+            "posterior itself."
         )
     if estimate == "bayes" and kind == "gda":
         raise ValueError(
@@ -230,6 +250,12 @@ def point_estimate(est, estimate: str, var_names=None, features=None) -> xr.Data
         values["mean"] = means if feat is None else means[:, feat]
     if "cov" in names:
         values["cov"] = _cov_matrix(view.covariance_, _covariance_type(est), feat)
+    if "feature_rate" in names:
+        rates = view.posterior_.estimate(estimate)
+        values["feature_rate"] = rates if feat is None else rates[:, feat]
+    if "concentration" in names:  # DirichletCompoundNB's β (refuses "bayes" itself)
+        beta = view.concentration_
+        values["concentration"] = beta if feat is None else beta[:, feat]
     if "feature_prob" in names:
         if kind == "categorical":
             keep, _, width = _categorical_layout(est, feat)
@@ -317,6 +343,17 @@ def _categorical_draws(est, rng, shape, features) -> np.ndarray:
     value_idx = np.arange(flat.size) - np.repeat(starts, sizes)
     out[..., feat_idx, value_idx] = g
     return out
+
+
+def _gamma_draws(est, rng, shape, features) -> np.ndarray:
+    """Poisson rates λ_cj ~ Gamma(α + S_cj, β + N_c): standard Gamma variates over the rate."""
+    post = est.posterior_
+    a, rate = post.shape, post.rate
+    if features is not None:
+        a, rate = a[:, features], rate[:, features]
+    g = rng.standard_gamma(a, size=(*shape, *a.shape))
+    g /= rate
+    return g
 
 
 def _feature_cells(est, kind: str, features) -> int:
@@ -473,6 +510,8 @@ def posterior_draws(
     kind = _kind(est)
     check_fitted(est)
     draws = _check_positive_int(draws, "draws")
+    if kind == "columnwise":
+        return _columnwise_draws(est, draws, chains, random_seed, var_names, features, max_bytes)
     chains = _check_positive_int(chains, "chains")
     names = _check_var_names(var_names, kind)
     feat = _check_features(est, features)
@@ -480,8 +519,10 @@ def posterior_draws(
         what, cells = "mean and cov", _gda_cells(est, names, feat)
         formula = "classes × columns + [classes ×] columns²"
     else:
-        what = "feature_prob"
-        cells = _feature_cells(est, kind, feat) if "feature_prob" in names else 0
+        what = "feature_rate" if kind == "poisson" else "feature_prob"
+        cells = _feature_cells(est, kind, feat) if what in names else 0
+        if kind == "dcm":  # β drawn over every column (B needs them), plus β / B
+            what, cells = "concentration and feature_prob", 2 * _feature_cells(est, kind, None)
         formula = "classes × columns"
     need = chains * draws * cells * 8.0
     if need > max_bytes:
@@ -500,6 +541,11 @@ def posterior_draws(
         values["class_prior"] = _class_draws(est, class_rng, shape)
     if kind == "gda":
         values |= _gda_draws(est, feature_rng, mean_rng, shape, names, feat)
+    elif kind == "dcm":
+        values |= _dcm_draws(est, feature_rng, shape, names, feat)
+    elif kind == "poisson":
+        if "feature_rate" in names:
+            values["feature_rate"] = _gamma_draws(est, feature_rng, shape, feat)
     elif "feature_prob" in names:
         if kind == "bernoulli":
             post = est.posterior_
@@ -528,7 +574,8 @@ def sample_posterior(
     π ~ Dirichlet(class_alpha_ + N_c) (a fixed ``class_prior=`` or ``fit_prior=False`` prior
     is repeated in every draw: it is not inferred); Bernoulli φ_cj ~ Beta(α + D_cj,
     β + N_c − D_cj); multinomial θ_c ~ Dirichlet(α + T_c); categorical θ_cj ~
-    Dirichlet(α + counts_cj). Draws are independent, so ESS equals the number of draws.
+    Dirichlet(α + counts_cj); Poisson λ_cj ~ Gamma(α + S_cj, rate β + N_c) (variable
+    ``feature_rate``). Draws are independent, so ESS equals the number of draws.
     Dirichlet draws are Gamma variates drawn in one call on the (chains, draws, K, V)
     concentration and normalised in place.
 
@@ -539,15 +586,15 @@ def sample_posterior(
 
     Parameters
     ----------
-    est : fitted BernoulliNB, MultinomialNB, CategoricalNB or GDA
+    est : fitted BernoulliNB, MultinomialNB, CategoricalNB, PoissonNB or GDA
     draws, chains : int
         Draws per chain and number of chains (positive). Chains are only a layout here.
     random_seed : int, SeedSequence or Generator, optional
         The same seed gives identical arrays. Each variable has its own spawned stream, so
         ``var_names`` does not change the values of the variables kept.
     var_names : str or list of str, optional
-        Subset of ``["class_prior", "feature_prob"]``, or ``["class_prior", "mean", "cov"]``
-        for GDA.
+        Subset of ``["class_prior", "feature_prob"]``, ``["class_prior", "feature_rate"]``
+        for PoissonNB, or ``["class_prior", "mean", "cov"]`` for GDA.
     features : array-like of int or of feature names, optional
         Columns to draw. For the multinomial model the unselected columns are aggregated
         into one 'rest' category that is drawn and dropped, so the selected columns have
@@ -565,6 +612,10 @@ def sample_posterior(
     xarray.DataTree
         Group ``posterior`` only (no ``sample_stats``: there is no sampler state).
     """
+    if _kind(est) == "columnwise":
+        return _columnwise_sample_posterior(
+            est, draws, chains, random_seed, var_names, features, max_bytes
+        )
     values = posterior_draws(
         est,
         draws=draws,
@@ -606,6 +657,20 @@ def _beta_summary(a: np.ndarray, b: np.ndarray, ci_prob: float) -> np.ndarray:
         at = np.where(a == 0, 0.0, 1.0)
         out[:, point] = np.stack([at, np.zeros_like(at), at, at])[:, point]
     return out
+
+
+def _gamma_summary(a: np.ndarray, rate: np.ndarray, ci_prob: float) -> np.ndarray:
+    """mean, sd, lower and upper equal-tailed bounds of Gamma(shape a, rate), on a new axis 0."""
+    tail = (1.0 - ci_prob) / 2.0
+    scale = 1.0 / rate
+    return np.stack(
+        [
+            a * scale,
+            np.sqrt(a) * scale,
+            gamma_dist.ppf(tail, a, scale=scale),
+            gamma_dist.ppf(1.0 - tail, a, scale=scale),
+        ]
+    )
 
 
 def _gda_summary(est, ci_prob: float, features) -> dict[str, tuple[tuple[str, ...], np.ndarray]]:
@@ -685,14 +750,15 @@ def posterior_summary(est, ci_prob: float = 0.89, features=None) -> xr.Dataset:
 
     Naive Bayes: every parameter has a Beta marginal (Bernoulli φ directly; each component of
     a Dirichlet is Beta(a_k, A − a_k)), so no draws are needed: use this for vocabularies too
-    large to sample. GDA: μ_cj has a Student-t marginal, Σ_jj an inverse-gamma one, and the
-    off-diagonal Σ_ij have closed-form mean and sd but no closed-form quantiles (their bounds
-    are NaN); see :func:`_gda_summary`. Layout and labels follow
-    ``az.summary(..., fmt="xarray")``.
+    large to sample; a Poisson rate λ_cj has its Gamma(α + S_cj, β + N_c) posterior as
+    marginal (variable ``feature_rate``). GDA: μ_cj has a Student-t marginal, Σ_jj an
+    inverse-gamma one, and the off-diagonal Σ_ij have closed-form mean and sd but no
+    closed-form quantiles (their bounds are NaN); see :func:`_gda_summary`. Layout and labels
+    follow ``az.summary(..., fmt="xarray")``.
 
     Parameters
     ----------
-    est : fitted BernoulliNB, MultinomialNB, CategoricalNB or GDA
+    est : fitted BernoulliNB, MultinomialNB, CategoricalNB, PoissonNB or GDA
     ci_prob : float, default 0.89
         Probability inside the interval (0 < ci_prob < 1); the bounds are the
         ``(1 ∓ ci_prob) / 2`` quantiles of the marginals.
@@ -704,11 +770,17 @@ def posterior_summary(est, ci_prob: float = 0.89, features=None) -> xr.Dataset:
         ``class_prior (summary, class)`` and ``feature_prob (summary, class, feature[, value])``
         (GDA: ``mean (summary, class, feature)`` and ``cov (summary, [class,] feature,
         feature_bis)``) with ``summary`` = ``["mean", "sd", "eti{P}_lb", "eti{P}_ub"]``,
-        P = int(100 ci_prob). A fixed class prior has sd 0; a moment that does not exist is
+        P = round(100 ci_prob). A fixed class prior has sd 0; a moment that does not exist is
         NaN.
     """
     kind = _kind(est)
     check_fitted(est)
+    if kind == "columnwise":
+        raise TypeError(
+            "posterior_summary summarises one model's parameters in one Dataset; for a "
+            "ColumnwiseNB summarise each block, posterior_summary(est.named_estimators_[name]) "
+            "(the class prior is the blocks' own)"
+        )
     if not isinstance(ci_prob, float | int) or not 0 < ci_prob < 1:
         raise ValueError(f"ci_prob must be a probability strictly between 0 and 1, got {ci_prob!r}")
     feat = _check_features(est, features)
@@ -724,7 +796,7 @@ def posterior_summary(est, ci_prob: float = 0.89, features=None) -> xr.Dataset:
         conc = est.class_posterior_.concentration
         cls = _beta_summary(conc, conc.sum() - conc, ci_prob)
     variables = {"class_prior": (("summary", "class"), cls)}
-    perc = int(ci_prob * 100)
+    perc = round(ci_prob * 100)  # int() would turn 0.29 into 28
     coords = layout_coords(est, feat)
     out_coords = {
         "summary": ["mean", "sd", f"eti{perc}_lb", f"eti{perc}_ub"],
@@ -734,6 +806,8 @@ def posterior_summary(est, ci_prob: float = 0.89, features=None) -> xr.Dataset:
     if kind == "gda":
         variables |= _gda_summary(est, ci_prob, feat)
         out_coords["feature_bis"] = coords["feature_bis"]
+    elif kind == "dcm":
+        variables |= _dcm_summary(est, ci_prob, feat)
     else:
         post = est.posterior_
         if kind == "bernoulli":
@@ -741,6 +815,12 @@ def posterior_summary(est, ci_prob: float = 0.89, features=None) -> xr.Dataset:
             if feat is not None:
                 a, b = a[:, feat], b[:, feat]
             fp = _beta_summary(a, b, ci_prob)
+            fdims = ["class", "feature"]
+        elif kind == "poisson":
+            a, rate = post.shape, post.rate
+            if feat is not None:
+                a, rate = a[:, feat], rate[:, feat]
+            fp = _gamma_summary(a, rate, ci_prob)
             fdims = ["class", "feature"]
         elif kind == "multinomial":
             conc = post.concentration
@@ -757,9 +837,164 @@ def posterior_summary(est, ci_prob: float = 0.89, features=None) -> xr.Dataset:
             fp = _pad_categories([_beta_summary(conc[:, s], b[:, s], ci_prob) for s in segs], width)
             fdims = ["class", "feature", "value"]
             out_coords["value"] = list(range(fp.shape[-1]))
-        variables["feature_prob"] = (("summary", *fdims), fp)
+        fname = "feature_rate" if kind == "poisson" else "feature_prob"
+        variables[fname] = (("summary", *fdims), fp)
     return xr.Dataset(
         variables,
         coords=out_coords,
         attrs=layout_attrs(est, estimate="posterior", inference="bayesnb closed form"),
     )
+
+
+# -- DirichletCompoundNB: the Laplace approximation (approximate, not exact draws) -------------
+def _dcm_draws(est, rng, shape, names, features) -> dict[str, np.ndarray]:
+    """β_c from the Laplace approximation of p(ln β_c | data), and β_c / B_c.
+
+    Approximate: the DCM's Gamma prior is not conjugate, so these are draws from the Gaussian
+    approximation of the posterior of ln β at its mode (:class:`bayesnb.posterior.polya.
+    LaplacePosterior`), not from the posterior itself (``fit_pymc`` samples that with NUTS).
+    A feature subset still needs every column for B_c when ``feature_prob`` is asked for.
+    """
+    lap = est.laplace_
+    out: dict[str, np.ndarray] = {}
+    if "feature_prob" in names:
+        beta = lap.draws(rng, shape)
+        prob = beta / beta.sum(axis=-1, keepdims=True)
+        if "concentration" in names:
+            out["concentration"] = beta if features is None else beta[..., features]
+        out["feature_prob"] = prob if features is None else prob[..., features]
+    elif "concentration" in names:
+        out["concentration"] = lap.draws(rng, shape, features)
+    return out
+
+
+def _dcm_summary(est, ci_prob: float, features) -> dict[str, tuple[tuple[str, ...], np.ndarray]]:
+    """Log-normal marginals of β_cj under the Laplace approximation (approximate).
+
+    ``feature_prob = β / B`` has no closed-form marginal under it and is left out (draw it
+    with ``sample_posterior``).
+    """
+    lap = est.laplace_
+    lo, hi = lap.interval(ci_prob)
+    stats = np.stack([lap.mean(), lap.sd(), lo, hi])
+    if features is not None:
+        stats = stats[:, :, features]
+    return {"concentration": (("summary", "class", "feature"), stats)}
+
+
+# -- ColumnwiseNB: the shared class prior plus one child tree per block ------------------------
+def _columnwise_names(var_names) -> list[str] | None:
+    if var_names is None:
+        return None
+    names = [var_names] if isinstance(var_names, str) else list(var_names)
+    if not names:
+        raise ValueError("var_names must name at least one variable, got an empty list")
+    return names
+
+
+def _columnwise_blocks(est, features) -> list:
+    if features is not None:
+        raise ValueError(
+            "features= selects columns of one model; for a ColumnwiseNB select them per block, "
+            "e.g. est.named_estimators_[name].sample_posterior(features=...)"
+        )
+    return est._blocks()
+
+
+def _block_seeds(est, random_seed, n_blocks: int) -> list:
+    """One stream for the class prior and one per block: a block's values do not depend on
+    which other blocks or variables are drawn."""
+    return np.random.default_rng(random_seed).spawn(1 + n_blocks)
+
+
+def _compose_tree(root: xr.DataTree, trees: dict[str, xr.DataTree], names) -> xr.DataTree:
+    """``root`` (the class prior) with one child per block tree, without the blocks' own
+    ``class_prior`` and keeping only the requested variables."""
+    found: set[str] = set()
+    for name, tree in trees.items():
+        post = tree["posterior"].to_dataset()
+        keep = [v for v in post.data_vars if v != "class_prior" and (names is None or v in names)]
+        found |= set(keep)
+        if not keep:
+            continue
+        tree["posterior"] = xr.DataTree(post[keep])
+        root[name] = tree
+    if names is not None:
+        unknown = sorted(set(names) - found - {"class_prior"})
+        if unknown:
+            raise ValueError(f"var_names {unknown} are variables of no block of this ColumnwiseNB")
+        if "class_prior" not in names:
+            root = root.copy()
+            del root["posterior"]
+    return root
+
+
+def _block_error(name: str, exc: Exception) -> Exception:
+    return type(exc)(f"block {name!r}: {exc}")
+
+
+def _columnwise_point_estimate(est, estimate, var_names, features) -> xr.DataTree:
+    """Point estimate of a ColumnwiseNB: ``posterior/class_prior`` at the root and each
+    block's own point-estimate tree (without its class prior) as the child ``name``."""
+    if not isinstance(estimate, str) or estimate not in ESTIMATES:
+        raise ValueError(f"estimate must be one of {ESTIMATES}, got {estimate!r}")
+    names = _columnwise_names(var_names)
+    blocks = _columnwise_blocks(est, features)
+    view = _with_estimate(est, estimate)
+    root = to_datatree(
+        est,
+        {"class_prior": np.exp(view.class_log_prior_)[None, None]},
+        estimate=estimate,
+        inference="bayesnb point estimate",
+    )
+    trees = {}
+    for name, block, _ in blocks:
+        try:
+            trees[name] = point_estimate(block, estimate)
+        except ValueError as exc:
+            raise _block_error(name, exc) from exc
+    return _compose_tree(root, trees, names)
+
+
+def _columnwise_draws(est, draws, chains, random_seed, var_names, features, max_bytes) -> dict:
+    """posterior_draws of a ColumnwiseNB: ``class_prior`` and ``"{block}/{var}"`` arrays."""
+    chains = _check_positive_int(chains, "chains")
+    names = _columnwise_names(var_names)
+    blocks = _columnwise_blocks(est, features)
+    seeds = _block_seeds(est, random_seed, len(blocks))
+    values: dict[str, np.ndarray] = {}
+    if names is None or "class_prior" in names:
+        values["class_prior"] = _class_draws(est, seeds[0], (chains, draws))
+    for (name, block, _), seed in zip(blocks, seeds[1:], strict=True):
+        part = posterior_draws(
+            block, draws=draws, chains=chains, random_seed=seed, max_bytes=max_bytes
+        )
+        for var, arr in part.items():
+            if var != "class_prior" and (names is None or var in names):
+                values[f"{name}/{var}"] = arr
+    return values
+
+
+def _columnwise_sample_posterior(
+    est, draws, chains, random_seed, var_names, features, max_bytes
+) -> xr.DataTree:
+    """Exact draws of a ColumnwiseNB: the one class prior at the root, each block's exact
+    draws (its own layout, the same values as :func:`_columnwise_draws`) as a child."""
+    draws = _check_positive_int(draws, "draws")
+    chains = _check_positive_int(chains, "chains")
+    names = _columnwise_names(var_names)
+    blocks = _columnwise_blocks(est, features)
+    seeds = _block_seeds(est, random_seed, len(blocks))
+    root = to_datatree(
+        est,
+        {"class_prior": _class_draws(est, seeds[0], (chains, draws))},
+        estimate="posterior",
+        inference="bayesnb exact conjugate",
+    )
+    trees = {
+        name: sample_posterior(
+            block, draws=draws, chains=chains, random_seed=seed, max_bytes=max_bytes
+        )
+        for (name, block, _), seed in zip(blocks, seeds[1:], strict=True)
+    }
+    return _compose_tree(root, trees, names)

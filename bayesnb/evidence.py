@@ -10,7 +10,12 @@ multinomial coefficients), so it is a sum of independent conjugate pieces:
 - multinomial NB: ``Σ_c [ln Γ(A) − ln Γ(A + T_c) + Σ_j (ln Γ(α_j + T_cj) − ln Γ(α_j))]``,
   A = Σ_j α_j;
 - categorical NB: the same Dirichlet-multinomial term per (class, feature) segment;
+- Poisson NB: the Gamma-Poisson marginal per (class, feature),
+  ``Σ_cj [α_j ln β_j − ln Γ(α_j) + ln Γ(α_j + S_cj) − (α_j + S_cj) ln(β_j + N_c)]`` minus
+  ``Σ_i w_i Σ_j ln Γ(x_ij + 1)`` (:func:`gamma_poisson_log_evidence`);
 - GDA: the Normal-Inverse-Wishart marginal likelihood (:func:`niw_log_evidence`).
+- DirichletCompoundNB (not conjugate): the Laplace approximation of the Pólya marginal
+  likelihood in ln β (:meth:`bayesnb.posterior.polya.LaplacePosterior.log_evidence`).
 
 Maximising it over one symmetric concentration gives ``alpha="evidence"`` and
 ``class_alpha="evidence"`` (empirical Bayes; :func:`learn_hyperparameters`, run after every
@@ -24,18 +29,22 @@ import warnings
 from collections.abc import Callable
 
 import numpy as np
-from scipy.special import betaln, digamma, gammaln, xlogy
+from scipy.special import digamma, gammaln, xlogy
 
 from bayesnb._base import model_kind
 from bayesnb.posterior.gaussian import NormalInverseWishartPosterior
+from bayesnb.scoring.discrete import log_rising
 from bayesnb.validation import check_alpha, check_class_prior, check_fitted
 
 __all__ = [
     "ALPHA_BOUNDS",
     "beta_log_evidence",
+    "class_log_evidence",
     "dirichlet_log_evidence",
+    "feature_log_evidence",
     "fit_beta_alpha",
     "fit_symmetric_dirichlet",
+    "gamma_poisson_log_evidence",
     "learn_hyperparameters",
     "log_evidence",
     "log_multigamma",
@@ -84,8 +93,9 @@ def dirichlet_log_evidence(alpha, counts: np.ndarray, sizes: np.ndarray | None =
     offsets = _offsets(counts.shape[-1], sizes)
     A = np.add.reduceat(a, offsets, axis=-1)
     T = np.add.reduceat(counts, offsets, axis=-1)
-    seg = gammaln(A) - gammaln(A + T)
-    cat = gammaln(a + counts) - gammaln(a)
+    # log_rising: ln Γ differences without cancellation at large concentrations.
+    seg = -log_rising(A, T)
+    cat = log_rising(a, counts)
     return float(seg.sum() + cat.sum())
 
 
@@ -98,7 +108,39 @@ def beta_log_evidence(alpha, beta, successes: np.ndarray, failures: np.ndarray) 
     successes, failures : ndarray of shape (n_classes, n_features)
         Documents with (D) and without (F = N_c − D) each feature.
     """
-    return float(np.sum(betaln(alpha + successes, beta + failures) - betaln(alpha, beta)))
+    # ln B(α + D, β + F) − ln B(α, β) as three log rising factorials (no cancellation).
+    a, b = np.asarray(alpha, dtype=np.float64), np.asarray(beta, dtype=np.float64)
+    s, f = np.asarray(successes, dtype=np.float64), np.asarray(failures, dtype=np.float64)
+    return float(np.sum(log_rising(a, s) + log_rising(b, f) - log_rising(a + b, s + f)))
+
+
+def gamma_poisson_log_evidence(
+    alpha, beta, sums: np.ndarray, counts: np.ndarray, log_factorial: float
+) -> float:
+    """Log evidence of Poisson counts under Gamma(α, β) rates (shape α, rate β).
+
+    Per (class, feature): ``∫ Π_i Poisson(x_i | λ) Gamma(λ | α, β) dλ`` is
+    ``β^α Γ(α + S) / (Γ(α) (β + N)^(α + S)) / Π_i x_i!`` with S = Σ_i x_i, N the number of
+    documents; weighted rows enter as fractional repeats.
+
+    Parameters
+    ----------
+    alpha, beta : float or ndarray of shape (n_features,)
+    sums : ndarray of shape (n_classes, n_features)
+        Per-class feature sums S_cj.
+    counts : ndarray of shape (n_classes,) or (n_classes, n_features)
+        Class counts N_c, or (``missing="ignore"``) the documents N_cj of class c in which
+        feature j is observed.
+    log_factorial : float
+        ``Σ_i w_i Σ_j ln Γ(x_ij + 1)`` over the training data.
+    """
+    a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), sums.shape)
+    b = np.broadcast_to(np.asarray(beta, dtype=np.float64), sums.shape)
+    shape = a + sums
+    n = np.asarray(counts, dtype=np.float64)
+    n = n[:, None] if n.ndim == 1 else n
+    cell = a * np.log(b) - gammaln(a) + gammaln(shape) - shape * np.log(b + n)
+    return float(cell.sum() - log_factorial)
 
 
 def log_multigamma(a, d: int) -> np.ndarray:
@@ -209,6 +251,8 @@ def log_evidence(est) -> float:
     the value is comparable across α for the same data, and additive over ``partial_fit``
     batches only through the statistics (not batch by batch). With ``unk=True`` the
     multinomial evidence is that of the model over the seen features plus the UNK category.
+    PoissonNB models the counts themselves (no document length is conditioned on), so its
+    evidence includes the ``1/x!`` of the Poisson pmf.
 
     GDA: the Normal-Inverse-Wishart evidence of the features given the labels
     (:func:`niw_log_evidence`; a density, so it can exceed 0) plus the same class term. With
@@ -217,7 +261,7 @@ def log_evidence(est) -> float:
 
     Parameters
     ----------
-    est : fitted BernoulliNB, MultinomialNB, CategoricalNB or GDA
+    est : fitted BernoulliNB, MultinomialNB, CategoricalNB, PoissonNB or GDA
         Uses the fitted ``alpha_`` and ``class_alpha_`` (learned values when the estimator was
         built with ``"evidence"``).
 
@@ -233,16 +277,49 @@ def log_evidence(est) -> float:
     TypeError
         For an estimator type without a closed-form evidence.
     """
+    _kind(est)  # an unsupported type is a TypeError before any fitted-state check
+    return class_log_evidence(est) + feature_log_evidence(est)
+
+
+def class_log_evidence(est) -> float:
+    """The class-label term of :func:`log_evidence`: log p(y | class prior).
+
+    Dirichlet-multinomial of the class counts under Dirichlet(γ·1_K), or ``Σ_c N_c log p_c``
+    for a fixed class prior. :class:`bayesnb.ColumnwiseNB` adds it once to the blocks'
+    :func:`feature_log_evidence`.
+    """
+    check_fitted(est)
+    return _class_log_evidence(est)
+
+
+def feature_log_evidence(est) -> float:
+    """log p(X | y, prior): :func:`log_evidence` without the class-label term.
+
+    For :class:`bayesnb.ColumnwiseNB` the sum over its blocks (the blocks are conditionally
+    independent given the labels, so their marginal likelihoods multiply).
+    """
     kind = _kind(est)
     check_fitted(est)
+    if kind == "columnwise":
+        return float(sum(feature_log_evidence(block) for _, block, _ in est._blocks()))
+    if kind == "dcm":
+        # Not closed form: the Gamma prior is not conjugate to the Pólya likelihood. The
+        # Laplace approximation in ln β (bayesnb.posterior.polya.LaplacePosterior), class by
+        # class; its error grows with the number of features whose posterior is far from
+        # Gaussian in ln β (words seen in few documents).
+        return float(est.laplace_.log_evidence().sum())
     post = est.posterior_
     if kind == "gda":
         feat = niw_log_evidence(post)
     elif kind == "bernoulli":
         feat = beta_log_evidence(post.alpha, post.beta, post.successes, post.failures)
+    elif kind == "poisson":
+        feat = gamma_poisson_log_evidence(
+            post.alpha, post.beta, post.sums, post.counts, float(np.sum(est.log_factorial_))
+        )
     else:  # multinomial and categorical: Dirichlet segments
         feat = dirichlet_log_evidence(post.alpha, post.counts, post.sizes)
-    return _class_log_evidence(est) + feat
+    return feat
 
 
 # -- empirical Bayes: maximising the evidence over one concentration ---------------------------
@@ -408,4 +485,9 @@ def learn_hyperparameters(est) -> None:
             est.class_alpha_ = float(gamma)
     if "alpha" in params:
         alpha = params["alpha"]
+        if not _is_evidence(alpha):
+            # Out-of-range or wrongly shaped priors fail at fit, not at the first predict.
+            check_alpha(alpha, est.n_features_in_)
+        if params.get("beta") is not None:
+            check_alpha(params["beta"], est.n_features_in_, "beta")
         est.alpha_ = _learn_alpha(est) if _is_evidence(alpha) else alpha

@@ -7,6 +7,8 @@ DESIGN.md §1 and :mod:`bayesnb.posterior.gaussian`.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from bayesnb._base import GenerativeClassifier, _dask_predict, _is_dask
@@ -17,11 +19,14 @@ from bayesnb.scoring.gaussian import (
     gaussian_jll,
     linear_coefficients,
     linear_jll,
+    marginal_factor,
     needs_centering,
     student_t_jll,
 )
+from bayesnb.stats.discrete import count_classes
 from bayesnb.stats.gaussian import COVARIANCE_TYPES, GaussianStats, gaussian_stats
-from bayesnb.validation import check_fitted, check_X, check_X_y
+from bayesnb.stats.missing import missing_mask, missing_patterns, missing_rows
+from bayesnb.validation import MissingValueWarning, check_fitted, check_X, check_X_y
 
 __all__ = ["GDA"]
 
@@ -53,12 +58,24 @@ class GDA(GenerativeClassifier):
         False uses a uniform class prior.
     class_prior : array-like of shape (n_classes,), optional
         A fixed class prior (overrides ``fit_prior`` and ``class_alpha``).
+    missing : {"error", "ignore"}, default "error"
+        What a NaN in X (a missing feature) does. ``"error"`` raises a ValueError naming the
+        rows and columns. ``"ignore"`` scores a sample by the marginal density of its observed
+        coordinates, exactly: the Gaussian ``N(x_O | μ_c,O, Σ_OO)`` for ``"mle"``, ``"map"``,
+        ``"mean"`` and, for ``"bayes"``, the Student-t with the same degrees of freedom and
+        the sub-block of the scale (rows are grouped by missingness pattern, one sub-block
+        Cholesky factor per pattern). In training, exact conjugate updating with missing
+        coordinates has no closed form for a full covariance, so the class means and
+        covariances are fitted on the **complete rows only** (a ``MissingValueWarning`` says
+        how many rows were left out); the labels of every row still count toward the class
+        prior, so ``class_count_`` counts all rows and ``posterior_`` the complete ones.
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
     class_count_ : ndarray of shape (n_classes,)
-        Weighted class counts N_c.
+        Weighted class counts N_c (every row, with ``missing="ignore"`` also the incomplete
+        ones).
     class_log_prior_ : ndarray of shape (n_classes,)
     means_ : ndarray of shape (n_classes, n_features)
         Class means of the chosen estimate (the posterior means μ_c for ``"bayes"``).
@@ -93,6 +110,7 @@ class GDA(GenerativeClassifier):
         estimate="mean",
         fit_prior=True,
         class_prior=None,
+        missing="error",
     ):
         self.covariance = covariance
         self.prior = prior
@@ -100,6 +118,7 @@ class GDA(GenerativeClassifier):
         self.estimate = estimate
         self.fit_prior = fit_prior
         self.class_prior = class_prior
+        self.missing = missing
 
     # -- pipe: validate and count ------------------------------------------------------------
     def _check_params(self) -> None:
@@ -116,8 +135,8 @@ class GDA(GenerativeClassifier):
 
     def _check_input(self, X, y=None, *, reset):
         if y is None:
-            return check_X(self, X, reset=reset, allow_sparse=False)
-        return check_X_y(self, X, y, reset=reset, allow_sparse=False)
+            return check_X(self, X, reset=reset, allow_sparse=False, missing=self._missing)
+        return check_X_y(self, X, y, reset=reset, allow_sparse=False, missing=self._missing)
 
     def fit(self, X, y, sample_weight=None):
         """Fit from scratch on (X, y); see :meth:`GenerativeClassifier.fit`.
@@ -126,6 +145,11 @@ class GDA(GenerativeClassifier):
         fails at fit time. ``partial_fit`` stays lazy: a batch may be singular on its own.
         """
         super().fit(X, y, sample_weight=sample_weight)
+        if self._stats.total_count <= 0 < self.class_count_.sum():
+            raise ValueError(
+                "GDA(missing='ignore') fits the class means and covariance on complete rows, "
+                "and every row of X holds a NaN (or has weight 0)"
+            )
         self._fitted  # noqa: B018 - factorise now (cached for prediction)
         return self
 
@@ -140,11 +164,28 @@ class GDA(GenerativeClassifier):
         else:
             covariance, shift = st.covariance, (st.shift if st.total_count > 0 else None)
         k = len(self.classes_)
-        return {"gaussian": gaussian_stats(X, codes, weights, k, covariance, shift)}
+        class_count = count_classes(codes, weights, k)  # every label, complete row or not
+        M = self._missing_mask(X)
+        if M is not None:
+            complete = ~missing_rows(M)
+            warnings.warn(
+                f"GDA(missing='ignore') fits the class means and covariance on complete rows "
+                f"only: {int((~complete).sum())} of {X.shape[0]} row(s) hold NaN and are left "
+                "out of them (their labels still count toward the class prior). Exact "
+                "conjugate updating with missing coordinates has no closed form for a full "
+                "covariance; scoring marginalises missing features exactly.",
+                MissingValueWarning,
+                stacklevel=4,
+            )
+            X, codes, weights = X[complete], codes[complete], weights[complete]
+        return {
+            "gaussian": gaussian_stats(X, codes, weights, k, covariance, shift),
+            "class_count": class_count,
+        }
 
     def _merge_statistics(self, stats: dict) -> None:
         self._stats = self._stats.merge(stats["gaussian"])  # Chan–Golub–LeVeque
-        self.class_count_ = self._stats.count.copy()
+        self.class_count_ = self.class_count_ + stats.get("class_count", stats["gaussian"].count)
 
     # -- pipe: posterior and estimates -------------------------------------------------------
     @property
@@ -216,6 +257,59 @@ class GDA(GenerativeClassifier):
 
     # -- pipe: scoring -----------------------------------------------------------------------
     def _log_likelihood(self, X) -> np.ndarray:
+        M = self._missing_mask(X)
+        if M is not None:
+            return self._by_pattern(X, M, self._complete_log_likelihood)
+        return self._complete_log_likelihood(X)
+
+    def _missing_mask(self, X):
+        """Indicator of the NaN cells (None under ``missing="error"`` or without NaN)."""
+        return missing_mask(X) if self._missing == "ignore" else None
+
+    def _by_pattern(self, X, M, complete_rows) -> np.ndarray:
+        """Score complete rows with ``complete_rows``, the others by their observed marginal.
+
+        Rows are grouped by missingness pattern: each pattern needs one sub-block Cholesky
+        factor (per class), whatever its number of rows. A row with nothing observed scores
+        0 for every class (the class prior decides).
+        """
+        out = np.empty((X.shape[0], len(self.classes_)))
+        full = ~missing_rows(M)
+        if full.any():
+            out[full] = complete_rows(X[full])
+        for rows, observed in missing_patterns(M):
+            if observed.size == 0:
+                out[rows] = 0.0
+            else:
+                out[rows] = self._marginal_log_likelihood(X[np.ix_(rows, observed)], observed)
+        return out
+
+    def _marginal_log_likelihood(self, X_obs: np.ndarray, observed: np.ndarray) -> np.ndarray:
+        """log density of the observed coordinates ``observed`` under every class.
+
+        A Gaussian's marginal is the Gaussian with the sub-vector of the mean and the
+        principal sub-block of the covariance; a multivariate Student-t's marginal is the
+        Student-t with the same degrees of freedom and the sub-block of the scale.
+        """
+        fitted = self._fitted
+        diagonal = self._stats.covariance == "diagonal"
+        if self.estimate == "bayes":
+            psi = (
+                fitted.psi_factor[:, observed]
+                if diagonal
+                else marginal_factor(fitted.psi_factor, observed)
+            )
+            return student_t_jll(
+                X_obs, fitted.loc[:, observed], psi, fitted.kappa, fitted.dof, diagonal=diagonal
+            )
+        factor = (
+            fitted.factor[:, observed] if diagonal else marginal_factor(fitted.factor, observed)
+        )
+        return gaussian_jll(
+            X_obs, fitted.means[:, observed], factor, fitted.valid, diagonal=diagonal
+        )
+
+    def _complete_log_likelihood(self, X) -> np.ndarray:
         fitted = self._fitted
         diagonal = self._stats.covariance == "diagonal"
         if self.estimate == "bayes":
@@ -227,9 +321,15 @@ class GDA(GenerativeClassifier):
     def _relative_log_likelihood(self, X) -> np.ndarray:
         """Per-class log-likelihood up to a term common to all classes (enough to normalise)."""
         if self._stats.covariance == "shared" and self.estimate != "bayes":
-            coef, intercept, center, centre_data = self._linear
-            return linear_jll(X, coef, intercept, center, centre_data)
+            M = self._missing_mask(X)
+            if M is not None:  # the terms common to all classes differ by pattern: per row
+                return self._by_pattern(X, M, self._linear_log_likelihood)
+            return self._linear_log_likelihood(X)
         return self._log_likelihood(X)
+
+    def _linear_log_likelihood(self, X) -> np.ndarray:
+        coef, intercept, center, centre_data = self._linear
+        return linear_jll(X, coef, intercept, center, centre_data)
 
     def _relative_joint(self, X) -> np.ndarray:
         check_fitted(self)

@@ -17,6 +17,16 @@ The generative story of each model run forward with the parameters of the estima
   uniformly chosen pooled (never seen) column; when no column is pooled the UNK slot is
   dropped and θ renormalised over the seen words.
 
+- PoissonNB: x_j | c ~ Poisson(λ_cj) with the rates of the estimate (``"bayes"``: every
+  document draws its own λ_c ~ Gamma(α + S_c, β + N_c) first, which makes each count the
+  negative-binomial predictive the model scores with). X is a CSR matrix of int64 counts.
+
+- DirichletCompoundNB: the length n of each document drawn from its class's training
+  lengths (as MultinomialNB), then θ ~ Dirichlet(β_c), x | θ ~ Multinomial(n, θ) with β_c the
+  ``concentration_`` of the estimate; generated token by token by the equivalent Pólya urn
+  (:func:`replicate_documents`), so no V-sized Dirichlet draw is made per document. X is a CSR
+  matrix of int64 counts.
+
 - GDA: x | c ~ N(μ_c, Σ_c) with the means and covariance of the estimate (``means_``,
   ``covariance_``; independent features with the per-class variances for
   ``covariance="diagonal"``). X is a dense float64 array.
@@ -40,15 +50,19 @@ import scipy.sparse as sp
 from bayesnb._base import model_kind
 from bayesnb.validation import check_fitted
 
-__all__ = ["sample"]
+__all__ = ["polya_urn", "replicate_documents", "sample"]
 
 # Documents per chunk when a θ is drawn per document (bounds the dense chunk to ~32 MB).
 _CHUNK_CELLS = 1 << 22
+# Generated multinomial documents are held as (row, column) token pairs: at most this many.
+_MAX_TOKENS = 10**8
 
 
 # -- dispatch (the one place per module that knows the estimator types) ----------------------
 def _generator(est):
     impl = {"bernoulli": _bernoulli, "multinomial": _multinomial, "categorical": _categorical}
+    impl["poisson"] = _poisson
+    impl["dcm"] = _dcm
     return impl.get(model_kind(est, "bayesnb.generate"), _gaussian)
 
 
@@ -57,7 +71,7 @@ def sample(est, n: int, random_seed=None) -> tuple[np.ndarray | sp.csr_matrix, n
 
     Parameters
     ----------
-    est : fitted BernoulliNB, MultinomialNB, CategoricalNB or GDA
+    est : fitted BernoulliNB, MultinomialNB, CategoricalNB, PoissonNB or GDA
     n : int
         Number of documents (>= 0).
     random_seed : int, SeedSequence or Generator, optional
@@ -65,8 +79,8 @@ def sample(est, n: int, random_seed=None) -> tuple[np.ndarray | sp.csr_matrix, n
 
     Returns
     -------
-    X : ndarray of int64 of shape (n, n_features), csr_matrix for MultinomialNB, ndarray of
-        float64 for GDA
+    X : ndarray of int64 of shape (n, n_features), csr_matrix for MultinomialNB and PoissonNB,
+        ndarray of float64 for GDA
     y : ndarray of shape (n,)
         Labels drawn from the class prior, of the dtype of ``est.classes_``.
     """
@@ -135,17 +149,39 @@ def _gaussian(est, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return X
 
 
+def _poisson(est, codes: np.ndarray, rng: np.random.Generator) -> sp.csr_matrix:
+    post = est.posterior_
+    n_docs, n_features = codes.shape[0], est.n_features_in_
+    bayes = est.estimate == "bayes"
+    if bayes:
+        shape, rate = post.shape, post.rate
+    else:
+        lam = post.estimate(est.estimate)
+    blocks = []
+    step = max(1, _CHUNK_CELLS // max(n_features, 1))
+    for start in range(0, n_docs, step):
+        idx = codes[start : start + step]
+        # Per document λ ~ Gamma: the counts are then the negative-binomial predictive.
+        rates = rng.standard_gamma(shape[idx]) / rate[idx] if bayes else lam[idx]
+        blocks.append(sp.csr_matrix(rng.poisson(rates).astype(np.int64)))
+    if not blocks:
+        return sp.csr_matrix((0, n_features), dtype=np.int64)
+    return sp.vstack(blocks, format="csr")
+
+
 def _lengths(est, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Document lengths drawn from the training length histogram of each document's class."""
     hist = est.length_count_.tocsr()
-    pooled = np.asarray(hist.sum(axis=0)).ravel()
     out = np.zeros(codes.shape[0], dtype=np.int64)
     for c in np.unique(codes):
         row = hist.getrow(c)
         values, weights = row.indices, row.data
         if weights.sum() <= 0:
-            values = np.flatnonzero(pooled)
-            weights = pooled[values]
+            # Every class's lengths, summed over the stored entries only: the histogram is
+            # as wide as the longest document (2^40 is possible) and is never densified.
+            every = hist.tocoo()
+            values, inverse = np.unique(every.col, return_inverse=True)
+            weights = np.bincount(inverse, weights=every.data)
         if weights.sum() <= 0:
             raise ValueError("cannot draw document lengths: the training data hold no documents")
         mask = codes == c
@@ -157,6 +193,11 @@ def _multinomial(est, codes: np.ndarray, rng: np.random.Generator) -> sp.csr_mat
     post = est.posterior_
     n_docs, n_features = codes.shape[0], est.n_features_in_
     lengths = _lengths(est, codes, rng)
+    if lengths.sum() > _MAX_TOKENS:
+        raise ValueError(
+            f"sample would generate {lengths.sum():.3g} tokens (document lengths are drawn from "
+            f"the training documents), more than {_MAX_TOKENS:.0e}; draw fewer documents"
+        )
     pooled = est._pooled
     # Column of every category: seen words in order, then the UNK slot (-1: pick a pooled one).
     if pooled is None:
@@ -210,3 +251,97 @@ def _multinomial(est, codes: np.ndarray, rng: np.random.Generator) -> sp.csr_mat
     ).tocsr()
     X.sum_duplicates()
     return X
+
+
+# -- the Pólya urn (DirichletCompoundNB; posterior predictive checks) --------------------------
+def polya_urn(
+    rng: np.random.Generator,
+    concentration: np.ndarray,
+    codes: np.ndarray,
+    lengths: np.ndarray,
+) -> sp.csr_matrix:
+    """Documents drawn from the Pólya distribution: θ ~ Dirichlet(β_c), x ~ Mult(n, θ).
+
+    The equivalent urn draws token t (0-based) fresh from β_c / B_c with probability
+    B_c / (B_c + t) and otherwise copies one of the t earlier tokens of the document uniformly
+    at random: P(word w) = (β_w + count_w) / (B + t). The work is proportional to the number of
+    tokens, not to n_docs × n_features.
+
+    Parameters
+    ----------
+    rng : numpy Generator
+    concentration : ndarray of shape (n_classes, n_features)
+        β_c, non-negative, each used row with a positive sum.
+    codes : ndarray of int of shape (n_docs,)
+    lengths : ndarray of int of shape (n_docs,)
+
+    Returns
+    -------
+    csr_matrix of int64 of shape (n_docs, n_features)
+    """
+    beta = np.asarray(concentration, dtype=np.float64)
+    total = beta.sum(axis=1)
+    return _urn(rng, beta / np.where(total > 0, total, 1.0)[:, None], total, codes, lengths)
+
+
+def _urn(rng, probs, total, codes, lengths) -> sp.csr_matrix:
+    """Urn with base distributions ``probs`` (rows sum to 1) and strengths ``total`` (inf ok)."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    n_docs, n_features = codes.shape[0], probs.shape[1]
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    tokens = np.empty(int(offsets[-1]), dtype=np.intp)
+    doc_of = np.repeat(np.arange(n_docs), lengths)
+    cls_of = codes[doc_of]
+    for c in np.unique(codes):  # fresh candidates for every position, by inverse CDF
+        pos = np.flatnonzero(cls_of == c)
+        if pos.size == 0:
+            continue
+        if not total[c] > 0:
+            label = np.asarray(c).tolist()
+            raise ValueError(f"class code {label} has no word probabilities (B = 0)")
+        cdf = np.cumsum(probs[c])
+        u = rng.random(pos.size) * cdf[-1]
+        tokens[pos] = np.minimum(np.searchsorted(cdf, u, side="right"), n_features - 1)
+    strength = total[codes]
+    finite = np.isfinite(strength)
+    for t in range(1, int(lengths.max()) if lengths.size else 0):
+        docs = np.flatnonzero((lengths > t) & finite)
+        if docs.size == 0:
+            continue
+        s = strength[docs]
+        copy = rng.random(docs.size) * (s + t) >= s  # P(copy) = t / (B + t)
+        docs = docs[copy]
+        src = offsets[docs] + (rng.random(docs.size) * t).astype(np.int64)
+        tokens[offsets[docs] + t] = tokens[src]
+    X = sp.csr_matrix(
+        (np.ones(tokens.size, dtype=np.int64), tokens, offsets), shape=(n_docs, n_features)
+    )
+    X.sum_duplicates()
+    return X
+
+
+def replicate_documents(est, codes: np.ndarray, lengths: np.ndarray, rng) -> sp.csr_matrix:
+    """Documents of the given classes and lengths from a fitted DCM or multinomial model.
+
+    DirichletCompoundNB: the Pólya urn of ``concentration_``. MultinomialNB: tokens i.i.d.
+    from exp(``feature_log_prob_``) (renormalised), or for ``estimate="bayes"`` the Pólya
+    urn of its posterior concentration α + T_c (the predictive it scores with; with
+    ``unk=True`` the UNK slot's mass is spread over the pooled columns).
+    """
+    kind = model_kind(est, "bayesnb.generate.replicate_documents")
+    codes = np.asarray(codes, dtype=np.intp)
+    if kind == "dcm":
+        return polya_urn(rng, est.concentration_, codes, lengths)
+    if kind != "multinomial":
+        raise TypeError(f"replicate_documents needs a DCM or multinomial model, got {kind!r}")
+    probs = np.exp(est.feature_log_prob_.astype(np.float64))
+    probs /= probs.sum(axis=1, keepdims=True)
+    if est.estimate == "bayes":
+        total = est.posterior_.concentration.sum(axis=1)
+    else:
+        total = np.full(probs.shape[0], np.inf)
+    return _urn(rng, probs, total, codes, lengths)
+
+
+def _dcm(est, codes: np.ndarray, rng: np.random.Generator) -> sp.csr_matrix:
+    return polya_urn(rng, est.concentration_, codes, _lengths(est, codes, rng))

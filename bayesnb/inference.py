@@ -153,13 +153,14 @@ def fit_pymc(
     sample_weight=None,
     nuts_sampler: str | None = None,
     cores: int | None = None,
+    max_bytes: float = 2e9,
     **sample_kwargs,
 ) -> xr.DataTree:
     """Sample the PyMC declaration of ``est`` on ``(X, y)`` with NUTS.
 
     Parameters
     ----------
-    est : BernoulliNB, MultinomialNB, CategoricalNB or GDA
+    est : BernoulliNB, MultinomialNB, CategoricalNB, PoissonNB or GDA
         Fitted on ``(X, y)`` first when unfitted (see :func:`bayesnb.pymc_models.declare`).
     X, y : documents and labels
     draws, tune, chains : int
@@ -186,6 +187,10 @@ def fit_pymc(
         None: nutpie when it imports, else PyMC's NUTS.
     cores : int, optional
         Chains run in parallel; default ``min(chains, cpu count)``.
+    max_bytes : float, default 2e9
+        Refuse, before the model is compiled, when the kept draws would exceed it: chains ×
+        draws × parameter cells × 8 bytes (the posterior variables of the layout), plus
+        chains × draws × documents × 8 for the ``log_likelihood`` group when requested.
     **sample_kwargs
         Passed to ``nutpie.sample`` or ``pm.sample`` (``target_accept`` works with both;
         ``max_treedepth`` is translated to nutpie's ``maxdepth``).
@@ -193,7 +198,8 @@ def fit_pymc(
     Returns
     -------
     xarray.DataTree
-        Groups ``posterior`` (``class_prior``, ``feature_prob``, and ``alpha`` when learned;
+        Groups ``posterior`` (``class_prior``, ``feature_prob`` (PoissonNB: ``feature_rate``),
+        and ``alpha`` when learned;
         GDA ``class_prior``, ``mean``, ``cov``; attrs from
         :func:`bayesnb.datatree.layout_attrs` plus ``likelihood``, ``sampling_time``,
         ``tuning_steps``), ``sample_stats`` (the sampler's own), ``observed_data`` (the
@@ -216,6 +222,7 @@ def fit_pymc(
     sampler = _choose_sampler(nuts_sampler)
     cores = min(chains, os.cpu_count() or 1) if cores is None else _check_count(cores, "cores", 1)
     spec = model_spec(est, X, y, likelihood, alpha_prior=alpha_prior, sample_weight=sample_weight)
+    _check_trace_bytes(spec, draws, chains, log_likelihood, max_bytes)
     run = _sample_nutpie if sampler == "nutpie" else _sample_pymc
     trace, seconds = run(
         spec, draws, tune, chains, cores, random_seed, progressbar, dict(sample_kwargs)
@@ -230,8 +237,35 @@ def fit_pymc(
     return dt
 
 
+def _check_trace_bytes(
+    spec: ModelSpec, draws: int, chains: int, log_likelihood: bool, max_bytes: float
+) -> None:
+    """Refuse a fit whose kept draws would exceed ``max_bytes`` (before compiling anything)."""
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int | float) or not max_bytes > 0:
+        raise ValueError(f"max_bytes must be a positive number, got {max_bytes!r}")
+    sizes = {k: len(v) for k, v in spec.coords.items()}
+    cells = sum(
+        int(np.prod([sizes[d] for d in spec.dims.get(name, [])], dtype=np.float64))
+        for name in spec.var_names
+    )
+    need = 8.0 * chains * draws * cells
+    what = f"{cells} parameter cells"
+    if log_likelihood:
+        need += 8.0 * chains * draws * len(spec.codes)
+        what += f" + the log_likelihood of {len(spec.codes)} documents"
+    if need > max_bytes:
+        raise ValueError(
+            f"fit_pymc would keep {need / 1e9:.3g} GB of draws (chains × draws × {what} × 8 "
+            f"bytes), above max_bytes={max_bytes:.3g}. Draw fewer draws/chains, fit on fewer "
+            "columns of X (the exact sample_posterior(features=..., var_names=...) draws a "
+            "subset without NUTS), leave log_likelihood off, or raise max_bytes."
+        )
+
+
 # -- DataTree --------------------------------------------------------------------------------
 def _to_layout(est, spec: ModelSpec, trace, sampler: str, with_log_lik: bool) -> xr.DataTree:
+    if spec.kind == "columnwise" and "blocks" in spec.extra:
+        return _columnwise_layout(est, spec, trace, sampler, with_log_lik)
     posterior = {name: np.asarray(trace.posterior[name].values) for name in spec.var_names}
     groups: dict[str, dict[str, np.ndarray]] = {
         "observed_data": {name: arr for name, (arr, _) in spec.observed.items()},
@@ -260,6 +294,18 @@ def _to_layout(est, spec: ModelSpec, trace, sampler: str, with_log_lik: bool) ->
     return dt
 
 
+def _posterior_groups(dt: xr.DataTree, var_names: list[str]) -> list[tuple[xr.Dataset, list]]:
+    """(posterior Dataset, variables to check): the root's ``var_names``, and every variable
+    of a child model's posterior (the blocks of a ColumnwiseNB fit)."""
+    post = dt["posterior"].to_dataset()
+    out = [(post, [v for v in var_names if v in post.data_vars])]
+    for child in dt.children.values():
+        if "posterior" in child.children:
+            block = child["posterior"].to_dataset()
+            out.append((block, list(block.data_vars)))
+    return [(p, names) for p, names in out if names]
+
+
 def _warn_diagnostics(dt: xr.DataTree, var_names: list[str], chains: int) -> None:
     import arviz as az
 
@@ -268,9 +314,12 @@ def _warn_diagnostics(dt: xr.DataTree, var_names: list[str], chains: int) -> Non
     if chains > 1:
         # Fixed, padding and structural-zero cells (GDA's diagonal cov) have no R-hat: NaN
         # without numpy's 0/0 RuntimeWarning, then dropped.
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rhat = az.rhat(dt["posterior"].to_dataset()[var_names])
-        values = np.concatenate([np.ravel(rhat[v].values) for v in var_names])
+        parts = []
+        for post, names in _posterior_groups(dt, var_names):
+            with np.errstate(invalid="ignore", divide="ignore"):
+                rhat = az.rhat(post[names])
+            parts += [np.ravel(rhat[v].values) for v in names]
+        values = np.concatenate(parts)
         values = values[np.isfinite(values)]
         n_bad = int(np.sum(values > RHAT_MAX))
         worst = float(values.max()) if values.size else np.nan
@@ -313,6 +362,99 @@ def _label_log_likelihood(
                     X, posterior["mean"][chain, part], posterior["cov"][chain, part]
                 )
             else:
-                jll = _discrete_jll(est, spec.kind, X, posterior["feature_prob"][chain, part])
+                table = posterior["feature_rate" if spec.kind == "poisson" else "feature_prob"]
+                if spec.kind == "dcm":  # the Pólya likelihood reads the concentrations
+                    table = posterior["concentration"]
+                jll = _discrete_jll(est, spec.kind, X, table[chain, part])
+            out[chain, part] = _label_terms(jll + log_pi[None], log_pi, codes).T
+    return out
+
+
+# -- ColumnwiseNB ------------------------------------------------------------------------------
+_CLASS_GROUP_VARS = {
+    "posterior": ("class_prior",),
+    "observed_data": ("class_count", "y"),
+    "constant_data": ("class_alpha", "class_prior_value"),
+}
+
+
+def _columnwise_layout(est, spec: ModelSpec, trace, sampler: str, with_log_lik: bool):
+    """A ColumnwiseNB fit: the class prior, its observations and ``sample_stats`` at the root;
+    each block's draws, observations and prior in the block's own layout as the child
+    ``name`` (as :func:`bayesnb.draws.sample_posterior` lays out the exact draws)."""
+    from dataclasses import replace
+
+    root_spec = replace(
+        spec,
+        var_names=["class_prior"],
+        dims={"class_prior": ["class"]},
+        coords={k: v for k, v in spec.coords.items() if k in ("class", "doc")},
+        extra={},  # the class part alone
+    )
+    dt = _to_layout(est, root_spec, trace, sampler, False)
+    pi = np.asarray(trace.posterior["class_prior"].values)
+    flat: dict[str, np.ndarray] = {"class_prior": pi}
+    stats = trace["sample_stats"].to_dataset()
+    for name, block, bs in spec.extra["blocks"]:
+        draws = {
+            var: np.asarray(trace.posterior[f"{name}::{var}"].values)
+            for var in bs.var_names
+            if var != "class_prior"
+        }
+        flat |= {f"{name}/{var}": arr for var, arr in draws.items()}
+        shim = xr.DataTree.from_dict(
+            {
+                "posterior": xr.Dataset(
+                    {
+                        v: xr.DataArray(a, dims=[f"{v}_dim_{i}" for i in range(a.ndim)])
+                        for v, a in (draws | {"class_prior": pi}).items()
+                    }
+                ),
+                "sample_stats": stats,
+            }
+        )
+        tree = _to_layout(block, bs, shim, sampler, False)
+        for group, names in _CLASS_GROUP_VARS.items():
+            if group in tree.children:
+                ds = tree[group].to_dataset()
+                tree[group] = xr.DataTree(ds.drop_vars([n for n in names if n in ds]))
+        del tree["sample_stats"]
+        dt[name] = tree
+    if with_log_lik:
+        ll = _columnwise_label_log_likelihood(est, spec, flat)
+        dt["log_likelihood"] = xr.DataTree(
+            xr.Dataset(
+                {"y": (("chain", "draw", "doc"), ll)},
+                coords={
+                    "chain": dt["posterior"]["chain"].values,
+                    "draw": dt["posterior"]["draw"].values,
+                    "doc": np.arange(ll.shape[-1]),
+                },
+            )
+        )
+    return dt
+
+
+def _columnwise_label_log_likelihood(
+    est, spec: ModelSpec, posterior: dict[str, np.ndarray], max_bytes: float = 1e8
+) -> np.ndarray:
+    """log p(y_i | x_i, θ) of a ColumnwiseNB's NUTS draws, (chain, draw, doc): every block's
+    draws scored by :mod:`bayesnb.loo` on its documents, summed, plus the one class prior."""
+    from bayesnb.loo import _cells_per_draw, _draws_jll, _label_terms
+
+    pi = posterior["class_prior"]
+    n_chains, n_draws, _ = pi.shape
+    codes = spec.codes
+    missing = [None] * len(spec.X.parts)
+    per_draw = 8.0 * _cells_per_draw(est, "columnwise", codes.size)
+    block = int(max(1, min(n_draws, max_bytes // per_draw)))
+    out = np.empty((n_chains, n_draws, codes.size))
+    for chain in range(n_chains):
+        for start in range(0, n_draws, block):
+            part = slice(start, start + block)
+            with np.errstate(divide="ignore"):
+                log_pi = np.log(pi[chain, part])
+            values = {k: v[chain, part] for k, v in posterior.items() if k != "class_prior"}
+            jll = _draws_jll(est, "columnwise", spec.X, missing, values)
             out[chain, part] = _label_terms(jll + log_pi[None], log_pi, codes).T
     return out

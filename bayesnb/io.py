@@ -8,11 +8,14 @@ File layout (engine h5netcdf):
   statistics arrays, their coordinates and the two JSON strings);
 - group ``statistics``: the sufficient statistics with coordinates ``class`` (the labels in
   their own dtype: ints stay ints, strings stay strings) and ``feature`` (feature names):
-  ``class_count (class)``; ``feature_count (class, feature)`` for the Bernoulli and
-  multinomial models; the multinomial length histogram ``length_count_`` as COO triplets
+  ``class_count (class)``; ``feature_count (class, feature)`` for the Bernoulli,
+  multinomial and Poisson models (PoissonNB adds ``log_factorial (class)``, Σ ln x! for
+  the evidence); the multinomial length histogram ``length_count_`` as COO triplets
   ``length_class, length_value, length_weight (length_entry)``; for the categorical model
   ``category_count (class, slot)`` (the concatenated category axis) and
-  ``n_categories (feature)``; for GDA the class means as offsets from an origin,
+  ``n_categories (feature)``; for DirichletCompoundNB ``feature_count`` and its two Pólya
+  histograms as COO triplets ``length_row, length_value, length_weight (length_entry)`` and
+  ``value_row, value_value, value_weight (value_entry)``; for GDA the class means as offsets from an origin,
   ``mean_offset (class, feature)`` and ``shift (feature)``, and the centred within-class
   ``scatter``: ``(feature, feature_bis)`` shared, ``(class, feature, feature_bis)`` per class,
   ``(class, feature)`` diagonal (:class:`bayesnb.stats.gaussian.GaussianStats`, stored as is,
@@ -32,6 +35,21 @@ equals the saved one bitwise. Attrs are parsed as data (JSON, validated against 
 estimator's parameters); nothing in the file is executed. Saving writes a temporary file in
 the destination folder and renames it over the target (``os.replace``), so a crash never
 leaves a half-written model under the target name.
+
+Loading a file from elsewhere is safe: no pickle, no import of a name found in the file (the
+``model`` attribute is looked up among bayesnb's own estimator classes), JSON attributes of
+bounded size decoded into numbers, strings and numeric arrays only, then checked as the
+estimator checks its constructor parameters. Before anything is read into memory, the sizes
+the file declares must fit in the file (HDF5 can declare a 10^15-element array in a few bytes
+of metadata); after reading, the statistics must be finite, counts non-negative, and every
+shape, index and width consistent with the coordinates.
+
+Format versions: a file of a newer ``format_version`` is refused naming it. An older one is
+upgraded one version at a time by the functions registered in :data:`MIGRATIONS`
+(``version -> function(tree) -> tree`` of the next version, which must recompute the checksum
+if it changes what it covers); without a registered path it is refused naming its version.
+Version 1 is the first released format, so ``MIGRATIONS`` is empty: the hook is where a
+future version 2 registers ``MIGRATIONS[1]``.
 """
 
 from __future__ import annotations
@@ -42,6 +60,7 @@ import json
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -50,18 +69,32 @@ import xarray as xr
 
 from bayesnb.validation import check_fitted
 
-__all__ = ["FORMAT_VERSION", "load", "save"]
+__all__ = ["FORMAT_VERSION", "MIGRATIONS", "ModelFileError", "load", "save"]
 
 FORMAT_VERSION = 1
 _ENGINE = "h5netcdf"
+# format_version -> upgrade of a tree of that version to the next one (see the module docstring).
+MIGRATIONS: dict[int, Callable[[xr.DataTree], xr.DataTree]] = {}
+# JSON attributes: at most this many bytes, plus _JSON_PER_FEATURE per feature (array params).
+_JSON_BYTES, _JSON_PER_FEATURE = 1 << 16, 64
+# A histogram width (document length, count value) beyond this is not a real one.
+_MAX_WIDTH = 1 << 40
 
 
 # -- dispatch (the one place per module that knows the estimator types) ----------------------
 def _models() -> dict[str, type]:
     from bayesnb.gda import GDA
     from bayesnb.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
+    from bayesnb.poisson import PoissonNB
 
-    return {cls.__name__: cls for cls in (BernoulliNB, MultinomialNB, CategoricalNB, GDA)}
+    models = (BernoulliNB, MultinomialNB, CategoricalNB, GDA, PoissonNB)
+    from bayesnb.dcm import DirichletCompoundNB
+
+    models = (*models, DirichletCompoundNB)
+    from bayesnb.columnwise import ColumnwiseNB
+
+    models = (*models, ColumnwiseNB)
+    return {cls.__name__: cls for cls in models}
 
 
 def _model_name(est) -> str:
@@ -77,13 +110,25 @@ def _model_name(est) -> str:
 def _statistics(est, name: str) -> dict[str, tuple[tuple[str, ...], np.ndarray]]:
     """The statistics of a fitted estimator as ``name -> (dims, array)``."""
     stats = {"class_count": (("class",), est.class_count_)}
-    if name in ("BernoulliNB", "MultinomialNB"):
+    if name in ("BernoulliNB", "MultinomialNB", "PoissonNB"):
         stats["feature_count"] = (("class", "feature"), est.feature_count_)
+    if name == "PoissonNB":
+        stats["log_factorial"] = (("class",), est.log_factorial_)
     if name == "MultinomialNB":
         coo = est.length_count_.tocoo()
         stats["length_class"] = (("length_entry",), coo.row.astype(np.int64))
         stats["length_value"] = (("length_entry",), coo.col.astype(np.int64))
         stats["length_weight"] = (("length_entry",), coo.data.astype(np.float64))
+    if name == "DirichletCompoundNB":
+        # Token totals, and the two sufficient histograms of the Pólya likelihood as COO
+        # triplets: per-document lengths and per-(class, feature) counts.
+        stats["feature_count"] = (("class", "feature"), est.feature_count_)
+        for prefix, hist in (("length", est.length_count_), ("value", est.value_count_)):
+            coo = hist.tocoo()
+            entry = (f"{prefix}_entry",)
+            stats[f"{prefix}_row"] = (entry, coo.row.astype(np.int64))
+            stats[f"{prefix}_value"] = (entry, coo.col.astype(np.int64))
+            stats[f"{prefix}_weight"] = (entry, coo.data.astype(np.float64))
     if name == "CategoricalNB":
         stats["category_count"] = (("class", "slot"), est._flat_count)
         stats["n_categories"] = (("feature",), np.asarray(est.n_categories_, dtype=np.int64))
@@ -92,6 +137,13 @@ def _statistics(est, name: str) -> dict[str, tuple[tuple[str, ...], np.ndarray]]
         stats["mean_offset"] = (("class", "feature"), st.offset)
         stats["shift"] = (("feature",), st.shift)
         stats["scatter"] = (_SCATTER_DIMS[st.covariance], st.scatter)
+        if not np.array_equal(st.count, est.class_count_):
+            # missing="ignore": means and covariance were fitted on the complete rows only.
+            stats["gaussian_count"] = (("class",), st.count)
+    lost = getattr(est, "missing_count_", None)
+    if name in ("BernoulliNB", "PoissonNB") and lost is not None and np.any(lost):
+        # missing="ignore": per (class, feature) documents with the feature missing.
+        stats["missing_count"] = (("class", "feature"), np.asarray(lost))
     return stats
 
 
@@ -128,7 +180,12 @@ def _restore_gda(est, data: dict[str, np.ndarray], fitted: dict, prior: dict) ->
             f"(expected {want} for {covariance!r}), shift {data['shift'].shape}, class_count "
             f"{count.shape} for {k} classes × {d} features"
         )
-    est._stats = GaussianStats(count, offset, data["scatter"], covariance, data["shift"])
+    gaussian_count = data.get("gaussian_count", count)
+    if gaussian_count.shape != count.shape:
+        raise ValueError(f"inconsistent GDA gaussian_count {gaussian_count.shape} in the file")
+    est._stats = GaussianStats(
+        gaussian_count.copy(), offset, data["scatter"], covariance, data["shift"]
+    )
     est.class_count_ = count.copy()
     resolved = _resolved_prior(est)
     differs = [k for k, (_, v) in resolved.items() if not np.array_equal(v, prior.get(k))]
@@ -148,13 +205,30 @@ def _restore(
         _restore_gda(est, data, fitted, prior)
         return
     est.class_count_ = data["class_count"]
-    if name in ("BernoulliNB", "MultinomialNB"):
+    if name in ("BernoulliNB", "MultinomialNB", "PoissonNB"):
         est.feature_count_ = data["feature_count"]
+    if name == "PoissonNB":
+        est.log_factorial_ = data["log_factorial"]
+    if name in ("BernoulliNB", "PoissonNB"):
+        shape = est.feature_count_.shape
+        lost = data.get("missing_count")
+        if lost is not None and lost.shape != shape:
+            raise ValueError(f"inconsistent {name} missing_count {lost.shape} in the file")
+        est.missing_count_ = lost if lost is not None else np.broadcast_to(0.0, shape)
     if name == "MultinomialNB":
         est.length_count_ = sp.csr_matrix(
             (data["length_weight"], (data["length_class"], data["length_value"])),
             shape=(data["class_count"].shape[0], int(fitted["length_width"])),
         )
+    if name == "DirichletCompoundNB":
+        k, v = data["class_count"].shape[0], int(fitted["n_features_in"])
+        est.feature_count_ = data["feature_count"]
+        for prefix, rows in (("length", k), ("value", k * v)):
+            hist = sp.csr_matrix(
+                (data[f"{prefix}_weight"], (data[f"{prefix}_row"], data[f"{prefix}_value"])),
+                shape=(rows, int(fitted[f"{prefix}_width"])),
+            )
+            setattr(est, f"{prefix}_count_", hist)
     if name == "CategoricalNB":
         est._flat_count = data["category_count"]
         est.n_categories_ = data["n_categories"].astype(np.intp)
@@ -262,6 +336,8 @@ def _checksum(arrays: dict[str, np.ndarray], *texts: str) -> str:
 def _to_datatree(est) -> xr.DataTree:
     from bayesnb import __version__
 
+    if getattr(est, "_model_kind", None) == "columnwise":
+        return _columnwise_to_datatree(est)
     name = _model_name(est)
     check_fitted(est)
     stats = _statistics(est, name)
@@ -282,6 +358,9 @@ def _to_datatree(est) -> xr.DataTree:
     }
     if name == "MultinomialNB":
         fitted["length_width"] = int(est.length_count_.shape[1])
+    if name == "DirichletCompoundNB":
+        fitted["length_width"] = int(est.length_count_.shape[1])
+        fitted["value_width"] = int(est.value_count_.shape[1])
     if name == "GDA":
         fitted["covariance_type"] = est._stats.covariance
     params_json = json.dumps(
@@ -325,13 +404,19 @@ def save(est, path) -> None:
 
     Parameters
     ----------
-    est : fitted BernoulliNB, MultinomialNB, CategoricalNB or GDA
+    est : fitted BernoulliNB, MultinomialNB, CategoricalNB, PoissonNB or GDA
     path : str or path-like
         Target file; its folder must exist. An existing file is replaced only once the new
         one is completely written.
     """
     tree = _to_datatree(est)
     target = Path(path)
+    if target.is_dir():
+        raise IsADirectoryError(f"cannot save to {str(target)!r}: it is a folder, not a file name")
+    if not target.parent.is_dir():
+        raise FileNotFoundError(
+            f"cannot save to {str(target)!r}: the folder {str(target.parent)!r} does not exist"
+        )
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
     try:
@@ -343,6 +428,120 @@ def save(est, path) -> None:
 
 
 # -- load --------------------------------------------------------------------------------------
+class ModelFileError(ValueError):
+    """A readable file that is not a model this bayesnb accepts."""
+
+
+def _check_declared_sizes(path: Path, tree: xr.DataTree) -> None:
+    """Refuse arrays larger than the file could hold, before any of them is read.
+
+    :func:`save` writes uncompressed arrays, so their bytes are in the file; a declared size
+    far beyond the file's (an HDF5 dataset of fill values or a compressed bomb) is refused.
+    """
+    declared = 0
+    for node in tree.subtree:
+        for var in node.dataset.variables.values():
+            declared += int(np.prod(var.shape, dtype=np.float64)) * max(var.dtype.itemsize, 1)
+    size = path.stat().st_size
+    if declared > 2 * size + (1 << 20):
+        raise ModelFileError(
+            f"{str(path)!r} declares {declared:.3g} bytes of arrays in a file of {size} bytes: "
+            "not a bayesnb model file (refused before reading it)"
+        )
+
+
+def _json_attr(path: Path, attrs: dict, key: str, n_features: int) -> tuple[str, dict]:
+    """The JSON object of attribute ``key`` (bounded size, an object of data)."""
+    text = attrs[key]
+    if not isinstance(text, str):
+        raise ModelFileError(f"{str(path)!r}: attribute {key!r} is not text")
+    limit = _JSON_BYTES + _JSON_PER_FEATURE * n_features
+    if len(text) > limit:
+        raise ModelFileError(
+            f"{str(path)!r}: attribute {key!r} holds {len(text)} characters, more than the "
+            f"{limit} parameters of {n_features} features can take"
+        )
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise ModelFileError(f"{str(path)!r}: attribute {key!r} is not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise ModelFileError(f"{str(path)!r}: attribute {key!r} is not a JSON object")
+    return text, value
+
+
+def _migrate(path: Path, tree: xr.DataTree, version: int) -> xr.DataTree:
+    """Upgrade ``tree`` from ``version`` to :data:`FORMAT_VERSION` through :data:`MIGRATIONS`."""
+    while version < FORMAT_VERSION:
+        step = MIGRATIONS.get(version)
+        if step is None:
+            raise ModelFileError(
+                f"{str(path)!r} has format_version {version}, older than the {FORMAT_VERSION} "
+                "this bayesnb reads, and no migration from it is registered "
+                "(bayesnb.io.MIGRATIONS); re-save it with the bayesnb that wrote it, or refit"
+            )
+        tree = step(tree)
+        new = int(tree.attrs.get("format_version", version))
+        if new <= version:
+            raise RuntimeError(f"the migration from format_version {version} did not upgrade")
+        version = new
+    return tree
+
+
+def _check_statistics(path: Path, name: str, data: dict, fitted: dict, n_features: int) -> None:
+    """Finite statistics, non-negative counts, widths and indices within their ranges."""
+    if int(fitted["n_features_in"]) != n_features:
+        raise ModelFileError(
+            f"{str(path)!r}: n_features_in {fitted['n_features_in']!r} differs from its "
+            f"{n_features} feature coordinates"
+        )
+    for key, arr in data.items():
+        if arr.dtype.kind not in "biuf":
+            raise ModelFileError(f"{str(path)!r}: statistic {key!r} is not numeric ({arr.dtype})")
+        if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+            raise ModelFileError(f"{str(path)!r}: statistic {key!r} holds NaN or infinity")
+        if ("count" in key or "weight" in key) and arr.size and arr.min() < 0:
+            raise ModelFileError(f"{str(path)!r}: statistic {key!r} holds negative counts")
+    for key, width in fitted.items():
+        if not key.endswith("_width"):
+            continue
+        if not isinstance(width, int) or not 1 <= width <= _MAX_WIDTH:
+            raise ModelFileError(f"{str(path)!r}: {key} {width!r} is not a histogram width")
+        values = data.get(key.replace("_width", "_value"))
+        if values is not None and values.size and not 0 <= values.min() <= values.max() < width:
+            raise ModelFileError(f"{str(path)!r}: {key.replace('_width', '_value')} exceeds {key}")
+    if "n_categories" in data:
+        k = data["n_categories"]
+        if k.size and (k.min() < 1 or k.max() > _MAX_WIDTH):
+            raise ModelFileError(f"{str(path)!r}: n_categories out of range")
+        if int(np.sum(k + 1)) != data["category_count"].shape[1]:
+            raise ModelFileError(
+                f"{str(path)!r}: category_count has {data['category_count'].shape[1]} slots, "
+                f"n_categories needs {int(np.sum(k + 1))}"
+            )
+
+
+def _check_parameters(path: Path, est) -> None:
+    """The loaded parameters pass the estimator's own checks (as at fit)."""
+    from bayesnb.validation import check_alpha, check_class_alpha
+
+    n = est.n_features_in_
+    try:
+        est._check_params()
+        for key in ("alpha", "beta", "alpha_"):
+            value = getattr(est, key, None)
+            learned = key != "alpha_" and isinstance(value, str) and value == "evidence"
+            if value is None or learned:
+                continue
+            check_alpha(value, n, key)
+        if getattr(est, "class_alpha_", None) is not None:
+            check_class_alpha(est.class_alpha_)
+        est.class_log_prior_  # noqa: B018 - validates class_prior against the classes
+    except (TypeError, ValueError) as exc:
+        name = type(est).__name__
+        raise ModelFileError(f"{str(path)!r} holds invalid {name} parameters: {exc}") from None
+
+
 def _read(path: Path) -> xr.DataTree:
     if not path.is_file():
         raise FileNotFoundError(f"no model file at {str(path)!r}")
@@ -355,7 +554,10 @@ def _read(path: Path) -> xr.DataTree:
     try:
         try:
             with xr.open_datatree(path, engine=_ENGINE) as tree:
+                _check_declared_sizes(path, tree)  # lazily opened: nothing read yet
                 return tree.load()
+        except ModelFileError:
+            raise
         except Exception as exc:  # h5py/netCDF raise many types for a damaged file
             problem = f"{type(exc).__name__}: {exc}"
         gc.collect()
@@ -388,7 +590,11 @@ def load(path, expected: str | type | None = None):
         checksum mismatch (bit flip) or an unreadable (truncated) file.
     """
     path = Path(path)
-    tree = _read(path)
+    return _from_tree(_read(path), path, expected)
+
+
+def _from_tree(tree: xr.DataTree, path: Path, expected=None):
+    """:func:`load` on a read tree (also each block subtree of a ColumnwiseNB file)."""
     attrs = dict(tree.attrs)
     name = attrs.get("model")
     models = _models()
@@ -408,6 +614,9 @@ def load(path, expected: str | type | None = None):
             f"bayesnb can read (it was written by bayesnb {attrs.get('bayesnb_version')}); "
             "upgrade bayesnb to load it"
         )
+    if version < FORMAT_VERSION:
+        tree = _migrate(path, tree, version)
+        attrs = dict(tree.attrs)
     if "statistics" not in tree.children:
         raise ValueError(f"{str(path)!r} has no 'statistics' group")
     ds = tree["statistics"].to_dataset()
@@ -415,13 +624,17 @@ def load(path, expected: str | type | None = None):
     if name == "GDA" and set(prior_ds.data_vars) != set(_PRIOR_DIMS):
         raise ValueError(f"{str(path)!r} lacks the resolved GDA prior: not a complete model file")
     try:
-        params_json, fitted_json = str(attrs["params"]), str(attrs["fitted"])
+        n_features = int(ds.sizes.get("feature", 0))
+        params_json, params_obj = _json_attr(path, attrs, "params", n_features)
+        fitted_json, fitted = _json_attr(path, attrs, "fitted", n_features)
         arrays = {k: ds[k].values for k in ds.data_vars}
         arrays |= {"class": ds["class"].values, "feature": ds["feature"].values}
         arrays |= {f"prior/{k}": prior_ds[k].values for k in prior_ds.data_vars}
         ok = _checksum(arrays, name, params_json, fitted_json) == str(attrs["checksum"])
     except KeyError as exc:
         raise ValueError(f"{str(path)!r} lacks {exc}: not a complete bayesnb model file") from exc
+    except ModelFileError:
+        raise
     except (TypeError, ValueError):  # e.g. undecodable text in a damaged attribute
         ok = False
     if not ok:
@@ -429,23 +642,195 @@ def load(path, expected: str | type | None = None):
             f"{str(path)!r} failed its SHA-256 checksum: the statistics or parameters were "
             "changed or corrupted after saving"
         )
+    if name == "ColumnwiseNB":
+        return _restore_columnwise(tree, path, params_json, fitted_json, arrays)
     cls = models[name]
-    params = {k: _decode(v) for k, v in json.loads(params_json).items()}
+    try:
+        params = {k: _decode(v) for k, v in params_obj.items()}
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise ValueError(f"{str(path)!r} holds undecodable {name} parameters: {exc}") from None
     unknown = set(params) - set(cls().get_params(deep=False))
     if unknown:
         raise ValueError(f"{str(path)!r} holds unknown {name} parameters {sorted(unknown)}")
-    fitted = json.loads(fitted_json)
+    try:
+        est = _build(path, cls, name, params, fitted, arrays, ds, prior_ds)
+    except KeyError as exc:
+        raise ValueError(f"{str(path)!r} lacks {exc}: not a complete bayesnb model file") from None
+    except ModelFileError:
+        raise
+    except (TypeError, ValueError, IndexError, OverflowError) as exc:
+        raise ValueError(f"{str(path)!r} holds inconsistent statistics: {exc}") from None
+    _check_parameters(path, est)
+    return est
+
+
+def _build(path: Path, cls, name: str, params, fitted, arrays, ds, prior_ds):
+    """The estimator of a verified file: parameters, labels, statistics, learned values."""
     est = cls(**params)
     est.classes_ = _labels_from_file(arrays["class"], fitted["label_dtype"])
     est.n_features_in_ = int(fitted["n_features_in"])
     if fitted["feature_names"]:
         est.feature_names_in_ = np.array([str(f) for f in arrays["feature"]], dtype=object)
     data = {k: np.array(v, copy=True) for k, v in arrays.items() if k in ds.data_vars}
+    _check_statistics(path, name, data, fitted, len(arrays["feature"]))
     prior = {k: np.asarray(prior_ds[k].values) for k in prior_ds.data_vars}
     _restore(est, name, data, fitted, prior)
     if fitted["alpha_"] is not None:
         est.alpha_ = _decode(fitted["alpha_"])
     if fitted["class_alpha_"] is not None:
         est.class_alpha_ = _decode(fitted["class_alpha_"])
+    est._tables = {}
+    return est
+
+
+# -- ColumnwiseNB: the class statistics at the root, one complete block file per block --------
+# Layout: root attrs and ``statistics`` (``class_count``) as for any model; ``blocks/<name>``
+# holds the block's own file tree (attrs with its checksum, ``statistics``, ``prior``). The
+# root ``fitted`` JSON records every block's column positions and checksum, so the root
+# checksum covers the blocks too.
+def _encode_columns(columns, positions: np.ndarray, names):
+    """A block's column selection as JSON data; a callable is stored as what it selected."""
+    if callable(columns):
+        if names is not None:
+            return [str(names[j]) for j in positions]
+        return [int(j) for j in positions]
+    if isinstance(columns, slice):
+        return {"__slice__": [_encode(v) for v in (columns.start, columns.stop, columns.step)]}
+    return _encode(columns)
+
+
+def _decode_columns(value):
+    if isinstance(value, dict) and set(value) == {"__slice__"}:
+        return slice(*value["__slice__"])
+    return _decode(value)
+
+
+def _columnwise_to_datatree(est) -> xr.DataTree:
+    from bayesnb import __version__
+
+    check_fitted(est)
+    spec = est._spec()
+    names = getattr(est, "feature_names_in_", None)
+    features = (
+        np.array([str(f) for f in names])
+        if names is not None
+        else np.array([f"x{j}" for j in range(est.n_features_in_)])
+    )
+    classes = np.asarray(est.classes_)
+    label_dtype = _label_dtype(classes)
+    subtrees, blocks, entries = {}, [], []
+    form = "dict" if isinstance(est.estimators, dict) else "list"
+    for (name, unfitted, columns), (_, block, positions) in zip(
+        spec, est.estimators_, strict=True
+    ):
+        sub = _to_datatree(block)
+        subtrees[name] = sub
+        blocks.append(
+            {"columns": [int(j) for j in positions], "checksum": str(sub.attrs["checksum"])}
+        )
+        shorthand = form == "dict" and not isinstance(est.estimators[name], tuple)
+        entries.append(
+            {
+                "name": name,
+                "model": _model_name(unfitted),
+                "params": {k: _encode(v) for k, v in unfitted.get_params(deep=False).items()},
+                "columns": None if shorthand else _encode_columns(columns, positions, names),
+            }
+        )
+    params = {k: _encode(v) for k, v in est.get_params(deep=False).items() if k != "estimators"}
+    params["estimators"] = {"form": form, "blocks": entries}
+    params_json = json.dumps(params, sort_keys=True)
+    fitted = {
+        "class_alpha_": _encode(getattr(est, "class_alpha_", None)),
+        "label_dtype": label_dtype,
+        "feature_names": names is not None,
+        "n_features_in": int(est.n_features_in_),
+        "blocks": blocks,
+        "own_estimates": list(est._own_estimates),
+        "remainder": [int(j) for j in est.remainder_],
+    }
+    fitted_json = json.dumps(fitted, sort_keys=True)
+    stored_classes = classes.astype(str) if label_dtype == "object-str" else classes
+    arrays = {"class_count": np.asarray(est.class_count_)}
+    arrays |= {"class": stored_classes, "feature": features}
+    name = type(est).__name__
+    root = xr.Dataset(
+        attrs={
+            "model": name,
+            "format_version": FORMAT_VERSION,
+            "bayesnb_version": __version__,
+            "params": params_json,
+            "fitted": fitted_json,
+            "checksum": _checksum(arrays, name, params_json, fitted_json),
+        }
+    )
+    nodes = {
+        "/": root,
+        "/statistics": xr.Dataset(
+            {"class_count": (("class",), np.asarray(est.class_count_))},
+            coords={"class": stored_classes, "feature": features},
+        ),
+    }
+    for block_name, sub in subtrees.items():
+        for node in sub.subtree:
+            nodes[f"/blocks/{block_name}{node.path}".rstrip("/")] = node.to_dataset()
+    return xr.DataTree.from_dict(nodes)
+
+
+def _restore_columnwise(tree, path: Path, params_json: str, fitted_json: str, arrays: dict):
+    """A fitted ColumnwiseNB from its verified root and its block subtrees (each verified)."""
+    from sklearn.utils import Bunch
+
+    from bayesnb.columnwise import ColumnwiseNB
+
+    where = repr(str(path))
+    params = json.loads(params_json)
+    fitted = json.loads(fitted_json)
+    try:
+        spec = params.pop("estimators")
+        entries, form = spec["blocks"], spec["form"]
+        block_fits = fitted["blocks"]
+        if len(entries) != len(block_fits) or form not in ("list", "dict"):
+            raise ValueError("block lists disagree")
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"{where} holds an inconsistent ColumnwiseNB block spec: {exc}") from exc
+    unknown = set(params) - set(ColumnwiseNB([]).get_params(deep=False))
+    if unknown:
+        raise ValueError(f"{where} holds unknown ColumnwiseNB parameters {sorted(unknown)}")
+    models = _models()
+    estimators, fitted_blocks = [], []
+    for entry, fit in zip(entries, block_fits, strict=True):
+        name, model = entry["name"], entry["model"]
+        if model not in models or model == "ColumnwiseNB":
+            raise ValueError(f"{where}: block {name!r} has unsupported model type {model!r}")
+        if "blocks" not in tree.children or name not in tree["blocks"].children:
+            raise ValueError(f"{where} lacks the group of block {name!r}")
+        node = tree["blocks"][name]
+        if str(node.attrs.get("checksum")) != fit["checksum"]:
+            raise ValueError(
+                f"{where} failed its SHA-256 checksum: block {name!r} was changed or "
+                "corrupted after saving"
+            )
+        block = _from_tree(node, path, model)
+        unfitted = models[model](**{k: _decode(v) for k, v in entry["params"].items()})
+        columns = None if entry["columns"] is None else _decode_columns(entry["columns"])
+        estimators.append((name, unfitted, columns))
+        fitted_blocks.append((name, block, np.asarray(fit["columns"], dtype=np.intp)))
+    if form == "dict":
+        spec_param = {n: (e if c is None else (e, c)) for n, e, c in estimators}
+    else:
+        spec_param = estimators
+    est = ColumnwiseNB(spec_param, **{k: _decode(v) for k, v in params.items()})
+    est.classes_ = _labels_from_file(arrays["class"], fitted["label_dtype"])
+    est.n_features_in_ = int(fitted["n_features_in"])
+    if fitted["feature_names"]:
+        est.feature_names_in_ = np.array([str(f) for f in arrays["feature"]], dtype=object)
+    est.class_count_ = np.array(arrays["class_count"], dtype=np.float64, copy=True)
+    if fitted["class_alpha_"] is not None:
+        est.class_alpha_ = _decode(fitted["class_alpha_"])
+    est.estimators_ = fitted_blocks
+    est.named_estimators_ = Bunch(**{n: b for n, b, _ in fitted_blocks})
+    est.remainder_ = np.asarray(fitted["remainder"], dtype=np.intp)
+    est._own_estimates = list(fitted["own_estimates"])
     est._tables = {}
     return est

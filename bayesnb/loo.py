@@ -25,7 +25,8 @@ from scipy.special import logsumexp
 from bayesnb._base import model_kind
 from bayesnb.datatree import to_datatree
 from bayesnb.draws import posterior_draws
-from bayesnb.scoring import bernoulli_jll, categorical_jll, dot_log_table
+from bayesnb.scoring import bernoulli_jll, categorical_jll, dcm_jll, dot_log_table, poisson_jll
+from bayesnb.scoring.discrete import observed_mass_correction
 from bayesnb.validation import check_fitted, encode_labels
 
 __all__ = ["label_log_likelihood", "label_log_likelihood_draws", "psis_loo", "short_warning"]
@@ -39,6 +40,8 @@ def _kind(est) -> str:
 
 def _cells_per_draw(est, kind: str, n_docs: int) -> int:
     """Float64 cells one draw occupies while it is scored (parameters plus scores)."""
+    if kind == "columnwise":
+        return sum(_cells_per_draw(b, _kind(b), n_docs) for _, b, _ in est._blocks())
     n_classes = len(est.classes_)
     d = est.n_features_in_
     if kind == "gda":
@@ -52,22 +55,37 @@ def _cells_per_draw(est, kind: str, n_docs: int) -> int:
     return params + 2 * n_classes * n_docs
 
 
-def _discrete_jll(est, kind: str, X, theta: np.ndarray) -> np.ndarray:
-    """log p(x_i | c, θ_s) for a block of draws: shape (n_docs, draws, n_classes)."""
+def _discrete_jll(est, kind: str, X, theta: np.ndarray, missing=None) -> np.ndarray:
+    """log p(x_i | c, θ_s) for a block of draws: shape (n_docs, draws, n_classes).
+
+    ``missing`` (indicator of missing cells under ``missing="ignore"``) marginalises them out
+    as the estimator's own scoring does.
+    """
     m, n_classes = theta.shape[:2]
     with np.errstate(divide="ignore"):
         if kind == "bernoulli":
             phi = theta.reshape(m * n_classes, -1)
-            jll = bernoulli_jll(X, np.log(phi), np.log1p(-phi))
+            jll = bernoulli_jll(X, np.log(phi), np.log1p(-phi), missing=missing)
         elif kind == "multinomial":
-            jll = dot_log_table(X, np.log(theta.reshape(m * n_classes, -1)))
+            table = np.log(theta.reshape(m * n_classes, -1))
+            jll = dot_log_table(X, table)
+            if missing is not None:
+                jll = jll + observed_mass_correction(X, missing, table, est._pooled)
+        elif kind == "dcm":  # θ holds the concentrations β (Laplace draws): Pólya likelihood
+            jll = dcm_jll(X, theta.reshape(m * n_classes, -1), missing=missing)
+        elif kind == "poisson":
+            # θ holds the rates λ; ln x! is the same for every class and cancels in p(y | x).
+            lam = theta.reshape(m * n_classes, -1)
+            jll = poisson_jll(
+                X, np.log(lam), lam.sum(axis=1), log_factorial=False, missing=missing, rate=lam
+            )
         else:
             k = np.asarray(est.n_categories_)
             # Padded (class, feature, value) -> the estimator's concatenated category axis.
             flat_j = np.repeat(np.arange(k.size), k + 1)
             flat_v = np.concatenate([np.arange(kj + 1) for kj in k])
             table = np.log(theta[:, :, flat_j, flat_v]).reshape(m * n_classes, -1)
-            jll = categorical_jll(X, table, est._offsets, k)
+            jll = categorical_jll(X, table, est._offsets, k, missing=missing)
     return np.asarray(jll).reshape(X.shape[0], m, n_classes)
 
 
@@ -87,6 +105,21 @@ def _gaussian_jll(X: np.ndarray, mean: np.ndarray, cov: np.ndarray) -> np.ndarra
     log_det = 2.0 * np.log(np.diagonal(L, axis1=-2, axis2=-1)).sum(axis=-1)  # (m, K or 1)
     jll = -0.5 * (q + log_det[..., None] + d * _LOG_2PI)
     return np.transpose(jll, (2, 0, 1))
+
+
+def _gaussian_jll_missing(X: np.ndarray, M, mean: np.ndarray, cov: np.ndarray) -> np.ndarray:
+    """:func:`_gaussian_jll` with missing coordinates marginalised out, pattern by pattern."""
+    from bayesnb.stats.missing import missing_patterns, missing_rows
+
+    out = np.zeros((X.shape[0], mean.shape[0], mean.shape[1]))
+    full = ~missing_rows(M)
+    if full.any():
+        out[full] = _gaussian_jll(X[full], mean, cov)
+    for rows, obs in missing_patterns(M):
+        if obs.size:  # a document with nothing observed scores 0 under every class
+            sub = cov[..., obs[:, None], obs[None, :]]
+            out[rows] = _gaussian_jll(X[np.ix_(rows, obs)], mean[..., obs], sub)
+    return out
 
 
 def _label_terms(joint: np.ndarray, log_pi: np.ndarray, codes: np.ndarray) -> np.ndarray:
@@ -116,8 +149,54 @@ def _label_terms(joint: np.ndarray, log_pi: np.ndarray, codes: np.ndarray) -> np
     return out
 
 
+def _scoring_view(est, kind: str, Xc):
+    """Validated X as the draws score it, and its missing-cell indicator (or None).
+
+    A ColumnwiseNB gives its blocks' views (same container) and a list of indicators.
+    """
+    if kind == "columnwise":
+        views = [
+            _scoring_view(b, _kind(b), part)
+            for (_, b, _), part in zip(est._blocks(), Xc.parts, strict=True)
+        ]
+        return type(Xc)([v for v, _ in views], Xc.shape[0]), [m for _, m in views]
+    X0, M = est._split_missing(Xc)  # (Xc, None) unless missing="ignore" finds NaN
+    # BernoulliNB binarises NaN itself (to 0, never "present"); GDA keeps it for the patterns.
+    return est._encode(Xc if kind in ("bernoulli", "gda") else X0), M
+
+
+def _draws_jll(est, kind: str, Xc, M, values: dict) -> np.ndarray:
+    """log p(x_i | c, θ_s) of draws ``values`` (name -> (draws, ...)): (n_docs, draws, K).
+
+    ``Xc`` and ``M`` come from :func:`_scoring_view`. A ColumnwiseNB sums its blocks' terms,
+    each block scoring its ``"{block}/{var}"`` draws.
+    """
+    if kind == "columnwise":
+        total = None
+        for (name, b, _), part, m in zip(est._blocks(), Xc.parts, M, strict=True):
+            sub = {k.split("/", 1)[1]: v for k, v in values.items() if k.startswith(f"{name}/")}
+            jll = _draws_jll(b, _kind(b), part, m, sub)
+            total = jll if total is None else total + jll
+        return total
+    if kind == "gda":
+        if M is None:
+            return _gaussian_jll(Xc, values["mean"], values["cov"])
+        return _gaussian_jll_missing(Xc, M, values["mean"], values["cov"])
+    table = values["feature_rate" if kind == "poisson" else "feature_prob"]
+    if kind == "dcm":
+        table = values["concentration"]
+    return _discrete_jll(est, kind, Xc, table, missing=M)
+
+
 def label_log_likelihood_draws(
-    est, X, y, draws: int = 500, random_seed=0, *, max_bytes: float = 1e8
+    est,
+    X,
+    y,
+    draws: int = 500,
+    random_seed=0,
+    *,
+    max_bytes: float = 1e8,
+    max_output_bytes: float = 2e9,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The numpy core of :func:`label_log_likelihood`.
 
@@ -135,9 +214,16 @@ def label_log_likelihood_draws(
     if not (isinstance(max_bytes, int | float) and max_bytes > 0):
         raise ValueError(f"max_bytes must be a positive number, got {max_bytes!r}")
     Xc, yc = est._check_input(X, y, reset=False)
-    Xc = est._encode(Xc)
+    Xc, M = _scoring_view(est, kind, Xc)
     _, codes = encode_labels(yc, est.classes_)
     n_docs = codes.size
+    need = 8.0 * draws * (n_docs + len(est.classes_))
+    if not need <= max_output_bytes:
+        raise ValueError(
+            f"label_log_likelihood would return {need / 1e9:.3g} GB (draws × (documents + "
+            f"classes) × 8 bytes), above max_output_bytes={max_output_bytes:.3g}. Use fewer "
+            "draws or documents, or raise max_output_bytes."
+        )
     per_draw = 8.0 * _cells_per_draw(est, kind, n_docs)
     block = int(max(1, min(draws, max_bytes // per_draw)))
     rng = np.random.default_rng(random_seed)
@@ -149,10 +235,7 @@ def label_log_likelihood_draws(
         pi = values["class_prior"][0]
         with np.errstate(divide="ignore"):
             log_pi = np.log(pi)
-        if kind == "gda":
-            jll = _gaussian_jll(Xc, values["mean"][0], values["cov"][0])
-        else:
-            jll = _discrete_jll(est, kind, Xc, values["feature_prob"][0])
+        jll = _draws_jll(est, kind, Xc, M, {k: v[0] for k, v in values.items()})
         joint = jll + log_pi[None]
         log_lik[start : start + m] = _label_terms(joint, log_pi, codes).T
         class_prior[start : start + m] = pi
@@ -160,13 +243,20 @@ def label_log_likelihood_draws(
 
 
 def label_log_likelihood(
-    est, X, y, draws: int = 500, random_seed=0, *, max_bytes: float = 1e8
+    est,
+    X,
+    y,
+    draws: int = 500,
+    random_seed=0,
+    *,
+    max_bytes: float = 1e8,
+    max_output_bytes: float = 2e9,
 ) -> xr.DataTree:
     """Per-draw, per-document log-likelihood of the labels under the exact posterior.
 
     Parameters
     ----------
-    est : fitted BernoulliNB, MultinomialNB, CategoricalNB or GDA
+    est : fitted BernoulliNB, MultinomialNB, CategoricalNB, PoissonNB or GDA
         Usually fitted on ``(X, y)``: PSIS-LOO then estimates how well each training label is
         predicted when its document is left out.
     X : array-like or sparse matrix of shape (n_docs, n_features)
@@ -178,6 +268,9 @@ def label_log_likelihood(
         The same seed gives the same values.
     max_bytes : float, default 1e8
         Draws are generated and scored in blocks of about this many bytes.
+    max_output_bytes : float, default 2e9
+        Refuse, before drawing, when the result (draws × (documents + classes) float64)
+        would exceed it.
 
     Returns
     -------
@@ -187,7 +280,13 @@ def label_log_likelihood(
         as strings: ``az.loo(tree, var_name="y")`` reads it.
     """
     log_lik, class_prior = label_log_likelihood_draws(
-        est, X, y, draws=draws, random_seed=random_seed, max_bytes=max_bytes
+        est,
+        X,
+        y,
+        draws=draws,
+        random_seed=random_seed,
+        max_bytes=max_bytes,
+        max_output_bytes=max_output_bytes,
     )
     labels = np.asarray([str(v) for v in np.asarray(y).ravel()])
     return to_datatree(

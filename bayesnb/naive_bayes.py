@@ -6,12 +6,15 @@ every estimate are in DESIGN.md §1 and in :mod:`bayesnb.posterior.discrete`.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 
 from bayesnb._base import GenerativeClassifier
 from bayesnb.posterior.discrete import BetaPosterior, DirichletPosterior, check_mode_exists
 from bayesnb.scoring import bernoulli_jll, categorical_jll, dot_log_table, polya_jll
+from bayesnb.scoring.discrete import observed_mass_correction
 from bayesnb.stats.discrete import (
     binarize,
     category_offsets,
@@ -20,9 +23,22 @@ from bayesnb.stats.discrete import (
     count_features,
 )
 from bayesnb.stats.lengths import add_length_counts, count_lengths, empty_length_counts
-from bayesnb.validation import check_alpha, check_X, check_X_y
+from bayesnb.stats.missing import count_missing
+from bayesnb.validation import (
+    MissingValueWarning,
+    check_alpha,
+    check_binarize,
+    check_min_categories,
+    check_X,
+    check_X_y,
+)
 
 __all__ = ["BernoulliNB", "CategoricalNB", "MultinomialNB"]
+
+
+def _is_zero_view(a: np.ndarray) -> bool:
+    """Whether ``a`` is the read-only broadcast zero table of an empty model (zero strides)."""
+    return 0 in a.strides
 
 
 class _DiscreteNB(GenerativeClassifier):
@@ -32,7 +48,12 @@ class _DiscreteNB(GenerativeClassifier):
     _integer = False
 
     def _check_input(self, X, y=None, *, reset):
-        kw = dict(reset=reset, nonnegative=self._nonnegative, integer=self._integer)
+        kw = dict(
+            reset=reset,
+            nonnegative=self._nonnegative,
+            integer=self._integer,
+            missing=self._missing,
+        )
         if y is None:
             return check_X(self, X, **kw)
         return check_X_y(self, X, y, **kw)
@@ -66,16 +87,19 @@ class _DiscreteNB(GenerativeClassifier):
 
     def _statistics(self, X, codes, weights) -> dict:
         k = len(self.classes_)
+        X0, _ = self._split_missing(X)  # missing counts are left out of the sums
         return {
             "class_count": count_classes(codes, weights, k),
-            "feature_count": count_features(X, codes, weights, k),
+            "feature_count": count_features(X0, codes, weights, k),
         }
 
     def _merge_statistics(self, stats: dict) -> None:
         self.class_count_ += stats["class_count"]
-        if not self.feature_count_.flags.writeable:
+        if _is_zero_view(self.feature_count_):
             # The first batch's fresh table becomes the model's: fit never holds two.
             self.feature_count_ = np.asarray(stats["feature_count"], dtype=np.float64)
+        elif not self.feature_count_.flags.writeable:  # e.g. a read-only memmap
+            self.feature_count_ = self.feature_count_ + stats["feature_count"]
         else:
             self.feature_count_ += stats["feature_count"]
 
@@ -86,6 +110,35 @@ class _DiscreteNB(GenerativeClassifier):
         # Event models of counts are not meant for the Gaussian blobs of the generic checks.
         tags.classifier_tags.poor_score = True
         return tags
+
+
+class _MissingCounts:
+    """``missing_count_``: weighted documents of class c with feature j missing (mixin).
+
+    For the models whose posterior of feature j counts documents (BernoulliNB's trials,
+    PoissonNB's exposure): under ``missing="ignore"`` feature j is observed in
+    ``N_cj = N_c − missing_count_[c, j]`` documents of class c. A read-only view of zeros
+    until some training value is missing; a batch without NaN adds the scalar 0.0.
+    """
+
+    def _reset_counts(self, n_features: int) -> None:
+        super()._reset_counts(n_features)
+        self.missing_count_ = np.broadcast_to(0.0, (len(self.classes_), n_features))
+
+    def _merge_statistics(self, stats: dict) -> None:
+        super()._merge_statistics(stats)
+        lost = stats.get("missing_count", 0.0)
+        if np.ndim(lost) == 0:
+            return  # no missing value in the batch
+        self.missing_count_ = self.missing_count_ + lost  # a new table: safe for views
+
+    def _observed_counts(self) -> np.ndarray | None:
+        """``N_cj`` of shape (n_classes, n_features), or None when nothing is missing."""
+        lost = getattr(self, "missing_count_", None)
+        if lost is None or _is_zero_view(lost) or not lost.any():
+            return None
+        # Clipped: weighted sums of N_c and of the missing counts are rounded separately.
+        return np.maximum(self.class_count_[:, None] - lost, 0.0)
 
 
 class MultinomialNB(_DiscreteNB):
@@ -113,6 +166,18 @@ class MultinomialNB(_DiscreteNB):
         Precision of the estimate table ``feature_log_prob_`` and of the scoring product
         ``X @ table.T``; float32 halves the table's memory and bandwidth. Counts stay float64
         (exact), and ``estimate="bayes"`` scores in float64 from the counts.
+    missing : {"error", "ignore"}, default "error"
+        What a NaN in X (a missing count; sparse matrices may store NaN explicitly) does.
+        ``"error"`` raises a ValueError naming the rows and columns. ``"ignore"`` marginalises
+        the missing counts out of the scores, exactly: with the document length not modelled,
+        the observed tokens are i.i.d. from φ_c renormalised over the observed features, so a
+        document scores ``Σ_{j obs} x_j log φ_cj − n_obs log Σ_{j obs} φ_cj`` (and
+        ``"bayes"`` the Pólya predictive with concentrations of the observed features only,
+        also exact). In training a missing count is left out of ``T_cj`` (counted as no
+        tokens): the exact posterior given documents with missing counts is not a Dirichlet,
+        so this is an approximation, good when few counts are missing, that biases φ_cj down
+        for often-missing features; a ``MissingValueWarning`` says so. The pooled UNK category
+        of ``unk=True`` always counts as observed.
 
     Attributes
     ----------
@@ -133,6 +198,7 @@ class MultinomialNB(_DiscreteNB):
         class_prior=None,
         unk=False,
         dtype="float64",
+        missing="error",
     ):
         self.alpha = alpha
         self.class_alpha = class_alpha
@@ -141,6 +207,7 @@ class MultinomialNB(_DiscreteNB):
         self.class_prior = class_prior
         self.unk = unk
         self.dtype = dtype
+        self.missing = missing
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -152,9 +219,24 @@ class MultinomialNB(_DiscreteNB):
         self.length_count_ = empty_length_counts(len(self.classes_))
 
     def _statistics(self, X, codes, weights) -> dict:
-        stats = super()._statistics(X, codes, weights)
-        # Per-class document-length histogram, only needed to generate documents (sample).
-        stats["length_count"] = count_lengths(X, codes, weights, len(self.classes_))
+        k = len(self.classes_)
+        X0, M = self._split_missing(X)
+        stats = {
+            "class_count": count_classes(codes, weights, k),
+            "feature_count": count_features(X0, codes, weights, k),
+        }
+        if M is not None:
+            warnings.warn(
+                f"MultinomialNB(missing='ignore') fits on {int(M.sum())} missing count(s) "
+                "treated as zero tokens: the exact posterior with missing counts is not a "
+                "Dirichlet, so φ of often-missing features is underestimated (scoring "
+                "marginalises missing counts exactly)",
+                MissingValueWarning,
+                stacklevel=4,
+            )
+        # Per-class document-length histogram, only needed to generate documents (sample);
+        # a document with missing counts contributes its observed length.
+        stats["length_count"] = count_lengths(X0, codes, weights, k)
         return stats
 
     def _merge_statistics(self, stats: dict) -> None:
@@ -193,12 +275,16 @@ class MultinomialNB(_DiscreteNB):
         return full
 
     def _log_likelihood(self, X) -> np.ndarray:
+        X, M = self._split_missing(X)
         if self.estimate == "bayes":
-            return polya_jll(X, self.posterior_.concentration, self._pooled)
-        return dot_log_table(self._as_dtype(X), self.feature_log_prob_)
+            return polya_jll(X, self.posterior_.concentration, self._pooled, missing=M)
+        jll = dot_log_table(self._as_dtype(X), self.feature_log_prob_)
+        if M is not None:
+            jll = jll + observed_mass_correction(X, M, self.feature_log_prob_, self._pooled)
+        return jll
 
 
-class BernoulliNB(_DiscreteNB):
+class BernoulliNB(_MissingCounts, _DiscreteNB):
     """Multivariate Bernoulli event model: each feature is present with probability φ_cj.
 
     Parameters
@@ -214,11 +300,20 @@ class BernoulliNB(_DiscreteNB):
         ``"mean"`` because the posterior factorises over features.
     dtype : {"float64", "float32"} or numpy float type, default "float64"
         Precision of the two estimate tables and of the scoring products; counts stay float64.
+    missing : {"error", "ignore"}, default "error"
+        What a NaN in X (a missing feature) does: ``"error"`` raises a ValueError naming the
+        rows and columns; ``"ignore"`` marginalises it out exactly: its factor is dropped when
+        scoring, and in training the Beta posterior of φ_cj counts the documents of class c
+        where feature j is observed, ``Beta(α + D_cj, β + N_cj − D_cj)`` with
+        ``N_cj = N_c − missing_count_[c, j]`` (exact under missing-at-random).
 
     Attributes
     ----------
     feature_count_ : ndarray of shape (n_classes, n_features)
         Weighted document frequencies D_cj.
+    missing_count_ : ndarray of shape (n_classes, n_features)
+        Weighted number of documents of class c with feature j missing (a read-only view of
+        zeros until some training value is missing).
     feature_log_prob_ : ndarray of shape (n_classes, n_features)
         log φ_cj; ``feature_log_neg_prob_`` holds log(1 - φ_cj).
     posterior_ : BetaPosterior
@@ -238,6 +333,7 @@ class BernoulliNB(_DiscreteNB):
         fit_prior=True,
         class_prior=None,
         dtype="float64",
+        missing="error",
     ):
         self.alpha = alpha
         self.beta = beta
@@ -247,34 +343,50 @@ class BernoulliNB(_DiscreteNB):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.dtype = dtype
+        self.missing = missing
 
     def _check_input(self, X, y=None, *, reset):
         out = super()._check_input(X, y, reset=reset)
         X = out if y is None else out[0]
+        check_binarize(self.binarize)
         if self.binarize is None:
             values = X.data if sp.issparse(X) else X
-            if np.any((values != 0) & (values != 1)):
+            if np.any((values != 0) & (values != 1) & ~np.isnan(values)):
                 raise ValueError("binarize=None needs X of 0/1 values; set a threshold instead")
         elif sp.issparse(X) and self.binarize < 0:
             binarize(X[:0], self.binarize)  # raises: a negative threshold densifies sparse X
         return out
 
     def _encode(self, X):
-        """The binary matrix the likelihood sees (validated X binarised at ``binarize``)."""
+        """The binary matrix the likelihood sees (validated X binarised at ``binarize``).
+
+        A missing value (NaN) becomes 0 (``NaN > t`` is false); the likelihood drops its
+        factor through the missing-value indicator.
+        """
+        if self.binarize is None:
+            return self._split_missing(X)[0]
         return binarize(X, self.binarize)
 
     def _statistics(self, X, codes, weights) -> dict:
-        # Document frequencies binarise on the fly: no binarised copy of X is made.
+        # Document frequencies binarise on the fly: no binarised copy of X is made. NaN > t is
+        # false, so a missing value is never a success; it is counted in missing_count.
         k = len(self.classes_)
+        X0, M = self._split_missing(X)
+        Xc = X0 if self.binarize is None else X
         return {
             "class_count": count_classes(codes, weights, k),
-            "feature_count": count_features(X, codes, weights, k, threshold=self.binarize),
+            "feature_count": count_features(Xc, codes, weights, k, threshold=self.binarize),
+            "missing_count": count_missing(M, codes, weights, k),
         }
 
     @property
     def posterior_(self) -> BetaPosterior:
         alpha = check_alpha(self.alpha_, self.n_features_in_)
         beta = alpha if self.beta is None else check_alpha(self.beta, self.n_features_in_, "beta")
+        observed = self._observed_counts()
+        if observed is not None:
+            # Trials N_cj: the documents of class c where feature j is observed.
+            return _ObservedBetaPosterior(alpha, beta, self.feature_count_, observed)
         return BetaPosterior(alpha, beta, self.feature_count_, self.class_count_)
 
     @property
@@ -292,8 +404,17 @@ class BernoulliNB(_DiscreteNB):
         return self._as_dtype(log_p), self._as_dtype(log_q)
 
     def _log_likelihood(self, X) -> np.ndarray:
+        M = self._split_missing(X)[1] if self._missing == "ignore" else None
         Xb = self._as_dtype(self._encode(X))
-        return bernoulli_jll(Xb, self.feature_log_prob_, self.feature_log_neg_prob_)
+        return bernoulli_jll(Xb, self.feature_log_prob_, self.feature_log_neg_prob_, missing=M)
+
+
+class _ObservedBetaPosterior(BetaPosterior):
+    """:class:`BetaPosterior` with per-(class, feature) trials ``N_cj`` (missing values)."""
+
+    @property
+    def failures(self) -> np.ndarray:
+        return np.maximum(self.trials - self.successes, 0.0)
 
 
 class CategoricalNB(_DiscreteNB):
@@ -309,6 +430,11 @@ class CategoricalNB(_DiscreteNB):
         As in :class:`MultinomialNB`; ``"bayes"`` equals ``"mean"``.
     dtype : {"float64", "float32"} or numpy float type, default "float64"
         Precision of the stored estimate table; counts stay float64.
+    missing : {"error", "ignore"}, default "error"
+        What a NaN in X (a missing feature) does: ``"error"`` raises a ValueError naming the
+        rows and columns; ``"ignore"`` marginalises it out exactly: it is left out of the
+        category counts of its feature (each feature's Dirichlet posterior counts the
+        documents where it is observed) and its factor is dropped when scoring.
 
     Notes
     -----
@@ -339,6 +465,7 @@ class CategoricalNB(_DiscreteNB):
         class_prior=None,
         min_categories=None,
         dtype="float64",
+        missing="error",
     ):
         self.alpha = alpha
         self.class_alpha = class_alpha
@@ -347,17 +474,13 @@ class CategoricalNB(_DiscreteNB):
         self.class_prior = class_prior
         self.min_categories = min_categories
         self.dtype = dtype
+        self.missing = missing
 
     def _reset_counts(self, n_features: int) -> None:
         self.class_count_ = np.zeros(len(self.classes_))
         k = np.ones(n_features, dtype=np.intp)
         if self.min_categories is not None:
-            mc = np.broadcast_to(np.asarray(self.min_categories), (n_features,))
-            if np.any(mc < 1) or not np.all(mc == np.floor(mc)):
-                raise ValueError(
-                    f"min_categories must be integers >= 1, got {self.min_categories!r}"
-                )
-            k = np.maximum(k, mc.astype(np.intp))
+            k = np.maximum(k, check_min_categories(self.min_categories, n_features))
         self.n_categories_ = k
         self._flat_count = np.zeros((len(self.classes_), int(np.sum(k + 1))))
 
@@ -368,12 +491,13 @@ class CategoricalNB(_DiscreteNB):
         needed); Dask chunks may differ in k_j and are padded when merged. The last (pooled)
         slot counts zero in training, so padding any block with zero columns is exact.
         """
+        X, M = self._split_missing(X)  # missing cells are in no category count
         seen = np.asarray(X.max(axis=0).todense() if hasattr(X, "tocsr") else X.max(axis=0))
         need = seen.ravel().astype(np.intp) + 1
         if hasattr(self, "n_categories_"):  # absent on the bare copies Dask workers count with
             need = np.maximum(self.n_categories_, need)
         k = len(self.classes_)
-        flat = count_categories(X, codes, weights, k, need)
+        flat = count_categories(X, codes, weights, k, need, missing=M)
         return {
             "class_count": count_classes(codes, weights, k),
             "category_count": np.split(flat, category_offsets(need)[1:], axis=1),
@@ -437,4 +561,5 @@ class CategoricalNB(_DiscreteNB):
         )
 
     def _log_likelihood(self, X) -> np.ndarray:
-        return categorical_jll(X, self._flat_log_prob, self._offsets, self.n_categories_)
+        X, M = self._split_missing(X)
+        return categorical_jll(X, self._flat_log_prob, self._offsets, self.n_categories_, missing=M)

@@ -8,6 +8,13 @@ The ``declare`` arrow of DESIGN.md §2. Every model is
 - multinomial NB: ``x_i ~ Multinomial(n_i, θ_{y_i})``, ``θ_c ~ Dirichlet(α)``;
 - categorical NB: ``x_ij ~ Categorical(θ_{y_i j})``, ``θ_cj ~ Dirichlet(α_j·1)`` over the
   ``k_j`` categories seen by the estimator plus one pooled slot for every other value;
+- Poisson NB: ``x_ij ~ Poisson(λ_{y_i j})``, ``λ_cj ~ Gamma(α_j, β_j)`` (shape, rate), the
+  variable ``feature_rate``; integer counts only;
+- Dirichlet-compound-multinomial NB: ``β_cj ~ Gamma(prior_shape, prior_rate)`` (variable
+  ``concentration``, with ``feature_prob = β_c / B_c`` a Deterministic), ``x_i ~
+  DirichletMultinomial(n_i, β_{y_i})`` (data form) or the ``pm.Potential`` ``polya_loglik`` on
+  the value and length histograms (sufficient form; it omits the multinomial coefficients,
+  a constant);
 - GDA: ``x_i ~ N(μ_{y_i}, Σ)`` (``Σ_{y_i}`` per class) with the Normal-Inverse-Wishart prior
   of the closed-form path (``est.posterior_.prior``, the data-scaled default resolved):
   ``Σ ~ IW(Ψ0, ν0)``, ``μ_c | Σ ~ N(μ0, Σ/κ0)``; the diagonal model has
@@ -26,11 +33,14 @@ Two likelihood forms declare the same posterior:
     The likelihood written on the sufficient statistics: ``class_count ~ Multinomial(N, π)``;
     Bernoulli: ``feature_count[c, j] ~ Binomial(N_c, φ_cj)`` (document frequencies);
     multinomial: ``feature_count[c] ~ Multinomial(T_c, θ_c)`` (token counts); categorical:
-    ``category_count[c, j] ~ Multinomial(N_c, θ_cj)``. It differs from the data form by the
-    binomial/multinomial coefficients only, a constant, so the posterior is identical and the
-    cost of one gradient does not depend on the number of documents. GDA: a ``pm.Potential``
-    with the Gaussian log-likelihood through ``N_c``, the class means ``x̄_c`` and the
-    within-class scatter ``S`` (pooled, per class, or its diagonal),
+    ``category_count[c, j] ~ Multinomial(N_c, θ_cj)``; Poisson: the ``pm.Potential``
+    ``poisson_loglik`` = ``Σ_cj [S_cj log λ_cj − N_c λ_cj]`` (S the per-class feature sums,
+    recorded in ``observed_data`` as ``feature_count``). It differs from the data form by
+    the binomial/multinomial coefficients (Poisson: ``Σ ln x!``) only, a constant, so the
+    posterior is identical and the cost of one gradient does not depend on the number of
+    documents. GDA: a ``pm.Potential`` with the Gaussian log-likelihood through ``N_c``, the
+    class means ``x̄_c`` and the within-class scatter ``S`` (pooled, per class, or its
+    diagonal),
     ``−½[N d log 2π + N log|Σ| + tr(Σ⁻¹S) + Σ_c N_c (x̄_c − μ_c)ᵀΣ⁻¹(x̄_c − μ_c)]``, equal to the
     data form's log-likelihood to rounding (no constant in between); the statistics are
     recorded in ``observed_data`` as ``class_count``, ``class_mean`` and ``scatter``.
@@ -235,6 +245,19 @@ _HYPERPARAMETER_DIMS = {
     ("gda", "mu0"): ["feature"],
     ("gda", "psi0"): ["feature", "feature_bis"],
 }
+# DirichletCompoundNB: the Gamma(shape, rate) prior of every concentration, two scalars.
+_HYPERPARAMETERS = (*_HYPERPARAMETERS, "concentration_shape", "concentration_rate")
+_HYPERPARAMETER_DIMS |= {
+    ("dcm", "class_alpha"): ["class"],
+    ("dcm", "class_prior_value"): ["class"],
+}
+# PoissonNB: class prior as for the others, Gamma shape and rate per feature.
+_HYPERPARAMETER_DIMS |= {
+    ("poisson", "class_alpha"): ["class"],
+    ("poisson", "class_prior_value"): ["class"],
+    ("poisson", "feature_alpha"): ["feature"],
+    ("poisson", "feature_beta"): ["feature"],
+}
 
 
 # -- entry points -----------------------------------------------------------------------------
@@ -316,15 +339,28 @@ def model_spec(
     """
     from bayesnb.gda import GDA
     from bayesnb.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
+    from bayesnb.poisson import PoissonNB
 
     likelihood = check_likelihood(likelihood)
     prior = _check_alpha_prior(alpha_prior)
+    if getattr(est, "_model_kind", None) == "columnwise":
+        return _columnwise_spec(est, X, y, likelihood, prior, sample_weight)
     if isinstance(est, BernoulliNB):
         make = _bernoulli_spec
     elif isinstance(est, MultinomialNB):
         make = _multinomial_spec
     elif isinstance(est, CategoricalNB):
         make = _categorical_spec
+    elif isinstance(est, PoissonNB):
+        make = _poisson_spec
+    elif getattr(est, "_model_kind", None) == "dcm":
+        if prior is not None:
+            raise ValueError(
+                "alpha_prior does not apply to DirichletCompoundNB: its concentrations β_cj "
+                "already have the Gamma(prior_shape, prior_rate) prior (set those on the "
+                "estimator)"
+            )
+        make = _dcm_spec
     elif isinstance(est, GDA):
         if prior is not None:
             raise ValueError(
@@ -391,6 +427,7 @@ def _documents(est, X, y, sample_weight) -> tuple[Any, np.ndarray]:
     if not hasattr(est, "classes_"):
         est.fit(X, y, sample_weight=sample_weight)
     X, y = est._check_input(X, y, reset=False)
+    _refuse_missing(est, X)
     X = est._encode(X)  # the likelihood's view: BernoulliNB binarises
     _, codes = encode_labels(y, est.classes_)
     if sample_weight is not None:
@@ -398,6 +435,19 @@ def _documents(est, X, y, sample_weight) -> tuple[Any, np.ndarray]:
         rows = np.repeat(np.arange(X.shape[0]), w.astype(np.intp))
         X, codes = X[rows], codes[rows]
     return X, codes.astype(np.int64)
+
+
+def _refuse_missing(est, X) -> None:
+    """The PyMC path takes complete data only (``missing="ignore"`` is closed-form only)."""
+    from bayesnb.stats.missing import has_missing
+
+    if getattr(est, "missing", "error") == "ignore" and has_missing(X):
+        raise ValueError(
+            f"X holds NaN (missing values): the PyMC path of {type(est).__name__} declares the "
+            "likelihood of complete data only and does not marginalise missing features. "
+            "Drop or impute the incomplete rows for fit_pymc/to_pymc; the closed-form path "
+            "(predict_proba, sample_posterior, log_evidence) handles missing='ignore'."
+        )
 
 
 def _as_counts(values: np.ndarray, what: str) -> np.ndarray:
@@ -980,3 +1030,302 @@ def _precision_normal_draw(mu, kappa, P, log_det, size):
     z = pm.Normal.dist(0.0, 1.0, size=shape)
     delta = solve_triangular(P.mT, z[..., None], lower=False, b_ndim=2)[..., 0]  # P⁻ᵀ z
     return mu + delta / pt.sqrt(kappa)[..., None]
+
+
+# -- Poisson NB -------------------------------------------------------------------------------
+def _poisson_spec(est, X, codes, likelihood, prior) -> ModelSpec:
+    from bayesnb.poisson import check_gamma_parameter
+
+    n_features = X.shape[1]
+    alpha = check_gamma_parameter(_alpha(est), "alpha", n_features)
+    beta = check_gamma_parameter(est.beta, "beta", n_features)
+    data: dict[str, np.ndarray] = {}
+    if prior is None:
+        data["feature_alpha"] = np.broadcast_to(alpha, (n_features,)).astype(float)
+    data["feature_beta"] = np.broadcast_to(beta, (n_features,)).astype(float)
+    if likelihood == "data":
+        data["X_data"] = _dense_int(X, "counts")
+        observed = {"X": (data["X_data"], ["doc", "feature"])}
+    else:
+        # Integer counts in both forms: the data form's Poisson needs them.
+        if not np.all(_stored(X) == np.round(_stored(X))):
+            raise ValueError("the PyMC path needs integer counts; got non-integer values")
+        sums = count_features(X, codes, np.ones(len(codes)), len(est.classes_))
+        data["feature_count_data"] = _as_counts(sums, "feature sums")
+        observed = {"feature_count": (data["feature_count_data"], ["class", "feature"])}
+    return _spec(
+        est,
+        X,
+        codes,
+        likelihood,
+        prior,
+        kind="poisson",
+        data=data,
+        observed=observed,
+        structure=("gamma",),
+        build=_build_poisson,
+        dims={"feature_rate": ["class", "feature"]},
+    )
+
+
+def _stored(X) -> np.ndarray:
+    """The stored values of X (sparse) or all of them (dense)."""
+    return X.data if sp.issparse(X) else np.asarray(X)
+
+
+def _build_poisson(spec: ModelSpec):
+    """λ_cj ~ Gamma(α_j, β_j) (shape, rate); counts Poisson(λ_{y_i j}).
+
+    The sufficient form is the Potential ``Σ_cj [S_cj log λ_cj − N_c λ_cj]``, the data form's
+    log-likelihood up to the constant ``−Σ ln x!``. It is not written as
+    ``Poisson(N_c λ, observed=S)``: a class without documents (N_c = 0) would make that
+    Poisson's mean 0, whose gradient in λ is 0 · (0/0) = NaN.
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    with pm.Model(coords=spec.coords) as model:
+        _, labels = _declare_class_prior(spec)
+        if spec.alpha_prior is None:
+            a = pm.Data("feature_alpha", spec.data["feature_alpha"], dims="feature")
+        else:
+            a = _declare_alpha(spec)
+        b = pm.Data("feature_beta", spec.data["feature_beta"], dims="feature")
+        lam = pm.Gamma("feature_rate", alpha=a, beta=b, dims=("class", "feature"))
+        if spec.likelihood == "data":
+            X_d = pm.Data("X_data", spec.data["X_data"], dims=("doc", "feature"))
+            pm.Poisson("X", mu=lam[labels], observed=X_d, dims=("doc", "feature"))
+        else:
+            S_d = pm.Data(
+                "feature_count_data", spec.data["feature_count_data"], dims=("class", "feature")
+            )
+            loglik = pt.sum(S_d * pt.log(lam)) - pt.sum(labels[:, None] * lam)
+            pm.Potential("poisson_loglik", loglik)
+    return model
+
+
+# -- Dirichlet-compound-multinomial NB --------------------------------------------------------
+def _dcm_spec(est, X, codes, likelihood, prior) -> ModelSpec:
+    from bayesnb.posterior.polya import length_triplets
+    from bayesnb.stats.histograms import count_values, value_triplets
+    from bayesnb.stats.lengths import count_lengths
+
+    n_classes, n_features = len(est.classes_), X.shape[1]
+    data: dict[str, np.ndarray] = {
+        "concentration_shape": np.asarray(float(est.prior_shape)),
+        "concentration_rate": np.asarray(float(est.prior_rate)),
+    }
+    coords: dict[str, list] = {}
+    if likelihood == "data":
+        data["X_data"] = _dense_int(X, "token counts")
+        observed = {"X": (data["X_data"], ["doc", "feature"])}
+    else:
+        ones = np.ones(len(codes))
+        vals = value_triplets(count_values(X, codes, ones, n_classes), n_features)
+        lens = length_triplets(count_lengths(X, codes, ones, n_classes))
+        data |= {
+            "value_class": vals.cls.astype(np.int64),
+            "value_feature": vals.feature.astype(np.int64),
+            "value_count": _as_counts(vals.value, "token counts"),
+            "value_weight": _as_counts(vals.weight, "document counts"),
+            "length_class": lens.cls.astype(np.int64),
+            "length_value": _as_counts(lens.length, "document lengths"),
+            "length_weight": _as_counts(lens.weight, "document counts"),
+        }
+        observed = {k: (data[k], ["value_entry"]) for k in data if k.startswith("value_")}
+        observed |= {k: (data[k], ["length_entry"]) for k in data if k.startswith("length_")}
+        coords = {
+            "value_entry": list(range(vals.cls.size)),
+            "length_entry": list(range(lens.cls.size)),
+        }
+    return _spec(
+        est,
+        X,
+        codes,
+        likelihood,
+        prior,
+        kind="dcm",
+        data=data,
+        observed=observed,
+        structure=("gamma_concentration",),
+        build=_build_dcm,
+        dims={"concentration": ["class", "feature"], "feature_prob": ["class", "feature"]},
+        coords=coords,
+    )
+
+
+def _build_dcm(spec: ModelSpec):
+    """β_cj ~ Gamma(shape, rate); documents Pólya(β_{y_i}).
+
+    Sufficient form: ``Σ_entries w [ln Γ(v + β_cj) − ln Γ(β_cj)] + Σ_lengths w [ln Γ(B_c) −
+    ln Γ(n + B_c)]`` over the value and length histograms (zero counts and empty documents
+    contribute 0), the data form's ``DirichletMultinomial`` log-likelihood without its
+    multinomial coefficients.
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    with pm.Model(coords=spec.coords) as model:
+        _, labels = _declare_class_prior(spec)
+        shape = pm.Data("concentration_shape", spec.data["concentration_shape"])
+        rate = pm.Data("concentration_rate", spec.data["concentration_rate"])
+        beta = pm.Gamma("concentration", alpha=shape, beta=rate, dims=("class", "feature"))
+        total = beta.sum(axis=1)
+        pm.Deterministic("feature_prob", beta / total[:, None], dims=("class", "feature"))
+        if spec.likelihood == "data":
+            X_d = pm.Data("X_data", spec.data["X_data"], dims=("doc", "feature"))
+            pm.DirichletMultinomial(
+                "X", n=X_d.sum(axis=1), a=beta[labels], observed=X_d, dims=("doc", "feature")
+            )
+        else:
+            hist = ("value_", "length_")
+            d = {k: pm.Data(k, v) for k, v in spec.data.items() if k.startswith(hist)}
+            b = beta[d["value_class"], d["value_feature"]]
+            cells = pt.sum(d["value_weight"] * (pt.gammaln(d["value_count"] + b) - pt.gammaln(b)))
+            B = total[d["length_class"]]
+            docs = pt.sum(d["length_weight"] * (pt.gammaln(B) - pt.gammaln(d["length_value"] + B)))
+            pm.Potential("polya_loglik", cells + docs)
+    return model
+
+
+# -- ColumnwiseNB: one class prior, the blocks' own declarations composed into one model ------
+# Each block declares its standalone model with its own builder (any model kind); the block's
+# class part (its π, its label likelihood and their hyperparameters) is cut out, its variables
+# and feature dims get the prefix "{block}::" (``class`` and ``doc`` stay shared), and the
+# pieces are joined with the one class prior into a single pm.Model (PyMC's FunctionGraph
+# representation of models, ``pymc.model.fgraph``). The block likelihoods read the labels
+# through their own (prefixed) copy of the label data, so no builder needs to know about
+# composition.
+_HYPERPARAMETER_DIMS |= {
+    ("columnwise", "class_alpha"): ["class"],
+    ("columnwise", "class_prior_value"): ["class"],
+}
+_BLOCK_CLASS_VARS = frozenset(
+    {"class_prior", "class_count", "y", "class_alpha", "class_prior_value"}
+)
+_SHARED_DIMS = frozenset({"class", "doc"})
+
+
+def _prefixed(name: str, prefix: str) -> str:
+    return f"{prefix}::{name}" if prefix else name
+
+
+def _prefixed_dim(dim: str, prefix: str) -> str:
+    return dim if dim in _SHARED_DIMS else _prefixed(dim, prefix)
+
+
+def _columnwise_spec(est, X, y, likelihood: str, prior, sample_weight) -> ModelSpec:
+    """The composed ModelSpec of a ColumnwiseNB: class part here, blocks by ``model_spec``."""
+    from bayesnb.columnwise import _Blocks
+
+    if prior is not None:
+        raise ValueError(
+            "alpha_prior is not supported by ColumnwiseNB.fit_pymc: each block keeps its own "
+            "fixed prior (fit a block alone to learn its alpha)"
+        )
+    _check_class_prior_declarable(est)
+    if sample_weight is not None:
+        _documents(est, X, y, sample_weight)  # checks integer weights; fits an unfitted est
+    elif not hasattr(est, "classes_"):
+        est.fit(X, y)
+    blocks = []
+    for (name, block, _), part in zip(est._blocks(), est._block_inputs(X), strict=True):
+        blocks.append(
+            (name, block, model_spec(block, part, y, likelihood, sample_weight=sample_weight))
+        )
+    codes = blocks[0][2].codes
+    class_data, class_obs, class_structure = _class_part(est, codes, likelihood)
+    coords: dict[str, list] = {"class": [str(c) for c in est.classes_]}
+    if likelihood == "data":
+        coords["doc"] = list(range(len(codes)))
+    data = dict(class_data)
+    var_names = ["class_prior"]
+    dims: dict[str, list[str]] = {"class_prior": ["class"]}
+    for name, _, bs in blocks:
+        coords |= {_prefixed_dim(k, name): v for k, v in bs.coords.items()}
+        data |= {_prefixed(k, name): v for k, v in bs.data.items() if k not in _BLOCK_CLASS_VARS}
+        for var in bs.var_names:
+            if var != "class_prior":
+                var_names.append(_prefixed(var, name))
+                dims[_prefixed(var, name)] = [_prefixed_dim(d, name) for d in bs.dims[var]]
+    spec = ModelSpec(
+        kind="columnwise",
+        likelihood=likelihood,
+        structure=(*class_structure, tuple((name, bs.key) for name, _, bs in blocks)),
+        coords=coords,
+        data=data,
+        observed=class_obs,
+        codes=codes,
+        X=_Blocks([bs.X for _, _, bs in blocks], len(codes)),
+        var_names=var_names,
+        dims=dims,
+        alpha_prior=None,
+        build=_build_columnwise,
+        extra={"blocks": blocks},
+    )
+    # Keep the pm.Data the composed model reads (a compiled model knows only those).
+    used = {v.name for v in spec.model().data_vars}
+    spec.data = {k: v for k, v in spec.data.items() if k in used}
+    return spec
+
+
+def _model_pieces(model, prefix: str, drop: frozenset) -> tuple[list, dict, dict]:
+    """The model variables of ``model`` (without ``drop``) renamed with ``prefix``.
+
+    Returns the FunctionGraph outputs (PyMC's ``ModelVar`` wrappers), the coords and the dim
+    lengths, all under prefixed names.
+    """
+    import copy
+
+    from pymc.model.fgraph import ModelNamed, ModelVar, fgraph_from_model
+    from pytensor.graph.fg import FunctionGraph
+    from pytensor.graph.traversal import ancestors
+
+    fg, _ = fgraph_from_model(model)
+    kept = [out for out in fg.outputs if out.owner.op.name not in drop]
+    # A block's copy of the label data that its likelihood does not read (a sufficient-
+    # statistic multinomial) is left out: a compiled model knows only the data it reads.
+    used = set(ancestors([o for o in kept if not isinstance(o.owner.op, ModelNamed)]))
+    outputs = [
+        o
+        for o in kept
+        if not (prefix and isinstance(o.owner.op, ModelNamed) and o.owner.inputs[0] not in used)
+    ]
+    fg = FunctionGraph(outputs=outputs, clone=False)  # ancestors of the kept variables only
+    for node in fg.toposort():
+        if not isinstance(node.op, ModelVar):
+            continue
+        op = copy.copy(node.op)
+        op.name = _prefixed(op.name, prefix)
+        op.dims = tuple(_prefixed_dim(d, prefix) for d in op.dims)
+        node.op = op
+        node.outputs[0].name = op.name
+        if prefix and isinstance(node.op, ModelNamed):
+            # the shared variable of a pm.Data: compiled models set data by its name
+            node.inputs[0].name = op.name
+        elif prefix and len(node.inputs) == 2 and node.inputs[1].name:
+            # the value variable of a free or observed RV: nutpie keys draws by its name
+            node.inputs[1].name = _prefixed(node.inputs[1].name, prefix)
+    coords = {_prefixed_dim(k, prefix): v for k, v in model.coords.items()}
+    lengths = {_prefixed_dim(k, prefix): v for k, v in model.dim_lengths.items()}
+    return outputs, coords, lengths
+
+
+def _build_columnwise(spec: ModelSpec):
+    """One pm.Model: the class prior, then every block's declaration without its class part."""
+    import pymc as pm
+    from pymc.model.fgraph import model_from_fgraph
+    from pytensor.graph.fg import FunctionGraph
+
+    with pm.Model(coords=spec.coords) as root:
+        _declare_class_prior(spec)
+    outputs, coords, lengths = _model_pieces(root, "", frozenset())
+    for name, _, bs in spec.extra["blocks"]:
+        more, more_coords, more_lengths = _model_pieces(bs.model(), name, _BLOCK_CLASS_VARS)
+        outputs += more
+        coords |= more_coords
+        lengths |= {k: v for k, v in more_lengths.items() if k not in lengths}
+    fg = FunctionGraph(outputs=outputs, clone=False)
+    fg._coords = coords
+    fg._dim_lengths = lengths
+    return model_from_fgraph(fg, mutate_fgraph=True)

@@ -1,4 +1,4 @@
-"""Streaming fits from disk: documents read in chunks and added with ``partial_fit``.
+"""Streaming fits from disk: documents read in chunks and counted one chunk at a time.
 
 Statistics are sums, so a corpus that does not fit in memory is fitted one chunk at a time;
 only one chunk of texts and its sparse matrix are held at once (plus the model). Three
@@ -8,36 +8,52 @@ layouts are read, alone or mixed:
   layout): the label is the sub-folder name;
 - a glob pattern or a list of text files: the label is each file's parent folder name;
 - CSV files (``.csv`` or ``.csv.gz``) with a ``label`` and a ``text`` column, one document
-  per row.
+  per row, parsed by pandas exactly as :func:`bayesnb.datasets.load_csv` parses a whole file
+  (a missing text is ``""``; labels that are all integers become integers).
 
-Texts become count vectors through a stateless (or pre-fitted) vectorizer, by default
-:func:`default_vectorizer`. Progress goes to stderr as one ``\\r``-rewritten line.
+Texts become count vectors through a stateless or pre-fitted vectorizer: by default
+:func:`default_vectorizer` (hashed columns, one pass), or the corpus's own vocabulary
+collected by a first pass, :func:`scan_files` (the columns ``CountVectorizer().fit`` would
+give on the whole corpus, so the streamed model equals the in-memory one). Progress goes to
+stderr: at most one line a second while reading, and a summary line at the end.
 """
 
 from __future__ import annotations
 
-import csv
 import glob
-import gzip
 import os
 import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 import numpy as np
-from sklearn.feature_extraction.text import HashingVectorizer
+import pandas as pd
+from sklearn.base import clone
+from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
 
 from bayesnb.validation import check_classes
 
-__all__ = ["DEFAULT_N_FEATURES", "default_vectorizer", "fit_files", "iter_documents"]
+__all__ = [
+    "DEFAULT_N_FEATURES",
+    "CorpusScan",
+    "default_vectorizer",
+    "fit_files",
+    "iter_documents",
+    "list_files",
+    "scan_files",
+]
 
 # 2^18 hashed columns: few collisions for a vocabulary of ~10^5 words, and a K × 2^18 float64
 # count table is 2 MiB per class.
 DEFAULT_N_FEATURES = 2**18
 
 _GLOB_CHARS = frozenset("*?[")
+# Seconds between two progress lines: a line per chunk would flood a log file.
+PROGRESS_INTERVAL = 1.0
+_LABEL, _TEXT = "label", "text"
 
 
 def default_vectorizer(n_features: int = DEFAULT_N_FEATURES) -> HashingVectorizer:
@@ -49,6 +65,7 @@ def default_vectorizer(n_features: int = DEFAULT_N_FEATURES) -> HashingVectorize
     return HashingVectorizer(n_features=n_features, alternate_sign=False, norm=None)
 
 
+# -- which files -----------------------------------------------------------------------------
 def _is_csv(path: Path) -> bool:
     name = path.name.lower()
     return name.endswith(".csv") or name.endswith(".csv.gz")
@@ -58,8 +75,21 @@ def _visible(path: Path) -> bool:
     return not path.name.startswith(".")
 
 
-def _expand(source: str | os.PathLike | Sequence[str | os.PathLike]) -> list[Path]:
-    """The files named by ``source``: folders, glob patterns, files, or a list of them."""
+def is_pattern(text: str) -> bool:
+    """Whether ``text`` is a glob pattern rather than the name of an existing path."""
+    return bool(_GLOB_CHARS & set(text)) and not Path(text).exists()
+
+
+def list_files(source: str | os.PathLike | Sequence[str | os.PathLike]) -> list[Path]:
+    """The files a ``source`` names: folders, glob patterns, files, or a list of them.
+
+    Raises
+    ------
+    FileNotFoundError
+        A path that does not exist or a pattern that matches no file.
+    ValueError
+        An empty list, or a folder with neither class sub-folders nor CSV files.
+    """
     if isinstance(source, str | os.PathLike):
         items = [source]
     else:
@@ -69,7 +99,7 @@ def _expand(source: str | os.PathLike | Sequence[str | os.PathLike]) -> list[Pat
     files: list[Path] = []
     for item in items:
         text = os.fspath(item)
-        if _GLOB_CHARS & set(text) and not Path(text).exists():
+        if is_pattern(text):
             matched = sorted(Path(p) for p in glob.glob(text, recursive=True))
             matched = [p for p in matched if p.is_file()]
             if not matched:
@@ -100,85 +130,364 @@ def _folder_files(folder: Path) -> list[Path]:
     return csvs
 
 
-def _open_csv(path: Path, encoding: str) -> TextIO:
-    if path.name.lower().endswith(".gz"):
-        return gzip.open(path, "rt", encoding=encoding, newline="")
-    return open(path, encoding=encoding, newline="")
+# -- reading in chunks -----------------------------------------------------------------------
+def _csv_chunks(
+    path: Path, chunk_size: int, encoding: str, errors: str, columns: tuple[str, ...]
+) -> Iterator[pd.DataFrame]:
+    """The rows of a CSV file, ``chunk_size`` at a time, as raw strings (NaN when missing).
 
-
-def _csv_rows(path: Path, encoding: str, columns: tuple[str, ...]) -> Iterator[dict]:
-    with _open_csv(path, encoding) as fh:
-        reader = csv.DictReader(fh)
-        missing = [c for c in columns if c not in (reader.fieldnames or [])]
-        if missing:
-            raise ValueError(
-                f"CSV file {str(path)!r} lacks the column(s) {missing}; it needs 'label' and "
-                f"'text' columns, found {reader.fieldnames}"
-            )
-        for line, row in enumerate(reader, start=2):
-            if any(row[c] is None for c in columns):
-                raise ValueError(f"CSV file {str(path)!r}, line {line}: missing fields")
-            yield row
-
-
-def iter_documents(files: Iterable[Path], encoding: str = "utf-8") -> Iterator[tuple[str, str]]:
-    """``(label, text)`` of every document of ``files``, in order.
-
-    A CSV file yields its rows (columns ``label`` and ``text``), any other file is one
-    document labelled by its parent folder's name.
+    Labels are read as text here and typed once for the whole corpus (:func:`_label_kind`),
+    so a chunk whose labels happen to be all digits is not typed differently from the rest.
     """
-    for path in files:
-        if _is_csv(path):
-            for row in _csv_rows(path, encoding, ("label", "text")):
-                yield row["label"], row["text"]
-        else:
-            yield path.parent.name, path.read_text(encoding=encoding)
-
-
-def _collect_classes(files: list[Path], encoding: str) -> np.ndarray:
-    """Every label: parent folder names, plus one pass over the label column of each CSV."""
-    labels = {p.parent.name for p in files if not _is_csv(p)}
-    for path in files:
-        if _is_csv(path):
-            labels.update(row["label"] for row in _csv_rows(path, encoding, ("label", "text")))
-    return np.array(sorted(labels))
-
-
-class _Progress:
-    """One stderr line ``\\r``-rewritten per chunk: documents, documents/s, elapsed time."""
-
-    def __init__(self, total: int | None, enabled: bool) -> None:
-        self.total, self.enabled = total, enabled
-        self.start = time.perf_counter()
-        self.done = 0
-
-    def update(self, n: int, final: bool = False) -> None:
-        self.done += n
-        if not self.enabled:
-            return
-        elapsed = time.perf_counter() - self.start
-        rate = self.done / elapsed if elapsed > 0 else 0.0
-        of = f" / {self.total:,}" if self.total is not None else ""
-        sys.stderr.write(
-            f"\rfit: {self.done:,}{of} documents  {rate:,.0f} documents/s  {elapsed:.1f} s"
-            + ("\n" if final else "")
+    try:
+        # The header first: both columns must exist even when only labels are read.
+        header = pd.read_csv(path, nrows=0, encoding=encoding, encoding_errors=errors).columns
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"CSV file {str(path)!r} is empty") from None
+    missing = [c for c in (_LABEL, _TEXT) if c not in header]
+    if missing:
+        raise ValueError(
+            f"CSV file {str(path)!r} lacks the column(s) {missing}; it needs '{_LABEL}' and "
+            f"'{_TEXT}' columns, found {list(header)}"
         )
-        sys.stderr.flush()
+    reader = pd.read_csv(
+        path,
+        usecols=list(columns),
+        dtype=dict.fromkeys(columns, str),
+        chunksize=chunk_size,
+        encoding=encoding,
+        encoding_errors=errors,
+    )
+    row = 0
+    with reader:
+        for frame in reader:
+            unlabelled = np.flatnonzero(frame[_LABEL].isna().to_numpy())
+            if unlabelled.size:
+                raise ValueError(
+                    f"CSV file {str(path)!r} has a row without a {_LABEL!r} value (data row "
+                    f"{row + int(unlabelled[0])}, 0-based)"
+                )
+            row += len(frame)
+            yield frame
 
 
-def _chunks(docs: Iterator[tuple[str, str]], size: int) -> Iterator[tuple[list, list]]:
+def _named_errors(frames: Iterable[pd.DataFrame], path: Path, encoding: str):
+    """``frames``, with parse and decoding errors naming the file they come from."""
+    try:
+        yield from frames
+    except UnicodeDecodeError as exc:
+        raise ValueError(_decode_message(path, encoding, exc)) from exc
+    except pd.errors.ParserError as exc:
+        raise ValueError(f"cannot parse CSV file {str(path)!r}: {exc}") from exc
+
+
+def _decode_message(path: Path, encoding: str, exc: UnicodeDecodeError) -> str:
+    return (
+        f"cannot decode {str(path)!r} as {encoding}: {exc.reason} at byte {exc.start}; pass "
+        "the right encoding= or errors='replace'"
+    )
+
+
+def _read_text(path: Path, encoding: str, errors: str) -> str:
+    # Bytes decoded as a whole, as datasets.load_folder does (no newline translation).
+    try:
+        return path.read_bytes().decode(encoding, errors=errors)
+    except UnicodeDecodeError as exc:
+        raise ValueError(_decode_message(path, encoding, exc)) from exc
+
+
+def _chunks(
+    files: Iterable[Path],
+    chunk_size: int,
+    encoding: str,
+    errors: str,
+    columns: tuple[str, ...] = (_LABEL, _TEXT),
+) -> Iterator[tuple[np.ndarray, list[str] | None]]:
+    """``(raw labels, texts)`` of at most ``chunk_size`` documents at a time, in file order.
+
+    Raw labels are strings (folder names, or a CSV's label text); texts are None when only
+    the label column is asked for.
+    """
+    want_text = _TEXT in columns
     labels: list[str] = []
     texts: list[str] = []
-    for label, text in docs:
-        labels.append(label)
-        texts.append(text)
-        if len(texts) == size:
-            yield labels, texts
+    for path in files:
+        if _is_csv(path):
+            if labels:  # documents before this file go first: file order is kept
+                yield np.asarray(labels, dtype=str), texts if want_text else None
+                labels, texts = [], []
+            frames = _csv_chunks(path, chunk_size, encoding, errors, columns)
+            for frame in _named_errors(frames, path, encoding):
+                raw = frame[_LABEL].to_numpy(dtype=object).astype(str)
+                text = frame[_TEXT].fillna("").astype(str).tolist() if want_text else None
+                yield raw, text
+            continue
+        labels.append(path.parent.name)
+        if want_text:
+            texts.append(_read_text(path, encoding, errors))
+        if len(labels) == chunk_size:
+            yield np.asarray(labels, dtype=str), texts if want_text else None
             labels, texts = [], []
-    if texts:
-        yield labels, texts
+    if labels:
+        yield np.asarray(labels, dtype=str), texts if want_text else None
 
 
+def iter_documents(
+    files: Iterable[Path], encoding: str = "utf-8", *, errors: str = "strict"
+) -> Iterator[tuple[str, str]]:
+    """``(label, text)`` of every document of ``files``, in order.
+
+    A CSV file yields its rows (columns ``label`` and ``text``; labels as written), any other
+    file is one document labelled by its parent folder's name.
+    """
+    for labels, texts in _chunks(files, 10_000, encoding, errors):
+        yield from zip(labels.tolist(), texts, strict=True)
+
+
+# -- labels ----------------------------------------------------------------------------------
+def _label_kind(raw_labels: Iterable[str], csv_only: bool) -> str:
+    """How labels are typed: ``"i"``/``"f"`` when every CSV label is a number, else ``"U"``.
+
+    The rule of ``pandas.read_csv`` on a whole column (what :func:`bayesnb.datasets.load_csv`
+    gives); folder names are always text, so a corpus with folders keeps text labels.
+    """
+    if not csv_only:
+        return "U"
+    try:
+        numbers = pd.to_numeric(pd.Series(list(raw_labels), dtype=object))
+    except (ValueError, TypeError):
+        return "U"
+    return "i" if numbers.dtype.kind in "iu" else "f"
+
+
+def _typed(raw: np.ndarray, kind: str) -> np.ndarray:
+    if kind == "U":
+        return raw
+    try:
+        numbers = pd.to_numeric(pd.Series(raw, dtype=object)).to_numpy()
+    except (ValueError, TypeError):
+        return raw  # a non-number among numeric classes: reported as an unknown label
+    return numbers.astype(np.int64 if kind == "i" else np.float64)
+
+
+def _kind_of(classes: np.ndarray) -> str:
+    return {"i": "i", "u": "i", "f": "f"}.get(classes.dtype.kind, "U")
+
+
+# -- progress --------------------------------------------------------------------------------
+class _Progress:
+    """Documents read and documents/s on stderr: at most one line per ``interval`` seconds
+    (rewritten in place with ``\\r`` on a terminal), then one summary line."""
+
+    def __init__(
+        self,
+        verb: str,
+        total: int | None,
+        enabled: bool,
+        interval: float | None = None,
+        stream: TextIO | None = None,
+    ) -> None:
+        self.verb, self.total, self.enabled = verb, total, enabled
+        self.interval = PROGRESS_INTERVAL if interval is None else interval
+        self.stream = sys.stderr if stream is None else stream
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.start = self.last = time.perf_counter()
+        self.done = 0
+        self.pending = False  # a \r line without its newline yet
+
+    @property
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+    @property
+    def rate(self) -> float:
+        elapsed = self.elapsed
+        return self.done / elapsed if elapsed > 0 else 0.0
+
+    def _write(self, text: str, final: bool) -> None:
+        if self.tty:
+            self.stream.write("\r\033[K" + text + ("\n" if final else ""))
+            self.pending = not final
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def update(self, n: int) -> None:
+        self.done += n
+        now = time.perf_counter()
+        if not self.enabled or now - self.last < self.interval:
+            return
+        self.last = now
+        of = f" / {self.total:,}" if self.total else ""
+        pct = f" ({100 * self.done / self.total:.0f}%)" if self.total else ""
+        self._write(
+            f"{self.verb}: {self.done:,}{of} documents{pct}  {self.rate:,.0f} documents/s  "
+            f"{self.elapsed:.1f} s",
+            final=False,
+        )
+
+    def close(self, detail: str = "", failed: bool = False) -> None:
+        if not self.enabled:
+            return
+        if failed:
+            if self.pending:  # end the \r line so that the error starts on its own line
+                self.stream.write("\n")
+                self.stream.flush()
+            return
+        self._write(
+            f"{self.verb}: {self.done:,} documents{detail} in {self.elapsed:.1f} s "
+            f"({self.rate:,.0f} documents/s)",
+            final=True,
+        )
+
+
+def _check_chunk_size(chunk_size) -> None:
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int | np.integer):
+        raise TypeError(f"chunk_size must be an integer >= 1, got {chunk_size!r}")
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size must be an integer >= 1, got {chunk_size!r}")
+
+
+def _check_n_classes(classes: np.ndarray) -> None:
+    if len(classes) < 2:
+        raise ValueError(
+            f"the documents hold {len(classes)} class(es) ({classes.tolist()}); a classifier "
+            "needs at least 2 classes"
+        )
+
+
+# -- the vocabulary pass ---------------------------------------------------------------------
+@dataclass
+class CorpusScan:
+    """What a first pass over a corpus found (:func:`scan_files`)."""
+
+    files: list[Path]
+    """The files read, in order."""
+    classes: np.ndarray
+    """Every label, sorted (typed as :func:`bayesnb.datasets.load_csv` types them)."""
+    n_documents: int
+    """The number of documents."""
+    vectorizer: CountVectorizer | None
+    """Fitted on the corpus's vocabulary (None for a labels-only scan)."""
+
+
+def scan_files(
+    source: str | os.PathLike | Sequence[str | os.PathLike],
+    vectorizer: CountVectorizer | None = None,
+    chunk_size: int = 10_000,
+    progress: bool = True,
+    *,
+    vocabulary: bool = True,
+    encoding: str = "utf-8",
+    errors: str = "strict",
+) -> CorpusScan:
+    """First pass over a corpus on disk: its labels, size and (optionally) vocabulary.
+
+    The vocabulary pass keeps only the set of words, never the documents, and returns a
+    ``CountVectorizer`` fitted on it: its columns are those ``vectorizer.fit`` on all
+    documents in memory gives (every word, sorted), and it can then vectorise any chunk
+    independently (:func:`fit_files`).
+
+    Parameters
+    ----------
+    source
+        As in :func:`fit_files`.
+    vectorizer : CountVectorizer, optional
+        Tokenisation settings (lowercase, token_pattern, ngram_range, stop_words, ...);
+        default ``CountVectorizer()``. Document-frequency pruning (``min_df``, ``max_df``,
+        ``max_features``) and a fixed ``vocabulary`` are refused: they need more than a set
+        of words.
+    chunk_size : int, default 10_000
+        Documents read at a time.
+    progress : bool, default True
+        Progress and a summary line on stderr (``scan: ...``).
+    vocabulary : bool, default True
+        False reads the labels only (for a CSV file, its label column).
+    encoding, errors
+        Text encoding of the files and how undecodable bytes are handled
+        (:meth:`bytes.decode`: ``"strict"`` raises, ``"replace"`` keeps going with U+FFFD).
+
+    Returns
+    -------
+    CorpusScan
+
+    Raises
+    ------
+    FileNotFoundError, ValueError
+        As :func:`fit_files`; a ValueError also when the documents hold no word.
+    """
+    _check_chunk_size(chunk_size)
+    if vectorizer is None:
+        vectorizer = CountVectorizer()
+    if vocabulary:
+        if not isinstance(vectorizer, CountVectorizer):
+            raise TypeError(
+                "vectorizer must be a CountVectorizer (its tokenisation settings are used), got "
+                f"{type(vectorizer).__name__}"
+            )
+        params = vectorizer.get_params()
+        pruning = {
+            k: params[k]
+            for k, default in (("min_df", 1), ("max_df", 1.0), ("max_features", None))
+            if params[k] != default
+        }
+        if pruning or params["vocabulary"] is not None:
+            raise ValueError(
+                "a streamed vocabulary keeps every word: vectorizer must not set min_df, "
+                f"max_df, max_features or vocabulary, got {pruning or 'a vocabulary'}"
+            )
+        analyze = vectorizer.build_analyzer()
+    files = list_files(source)
+    csv_only = all(_is_csv(p) for p in files)
+    columns = (_LABEL, _TEXT) if vocabulary else (_LABEL,)
+    words: set[str] = set()
+    raw_labels: set[str] = set()
+    n_docs = 0
+    if not vocabulary:
+        # Folder names are known from the paths; only CSV files are read.
+        raw_labels.update(p.parent.name for p in files if not _is_csv(p))
+        n_docs = sum(not _is_csv(p) for p in files)
+        files_read = [p for p in files if _is_csv(p)]
+    else:
+        files_read = files
+    bar = _Progress("scan", None, progress)
+    try:
+        for labels, texts in _chunks(files_read, chunk_size, encoding, errors, columns):
+            raw_labels.update(labels.tolist())
+            if texts is not None:
+                for text in texts:
+                    words.update(analyze(text))
+            n_docs += len(labels)
+            bar.update(len(labels))
+    except BaseException:
+        bar.close(failed=True)
+        raise
+    if n_docs == 0:
+        bar.close(failed=True)
+        raise ValueError(f"no documents found in {source!r}")
+    kind = _label_kind(raw_labels, csv_only)
+    classes = np.unique(_typed(np.asarray(sorted(raw_labels), dtype=str), kind))
+    try:
+        _check_n_classes(classes)
+    except ValueError:
+        bar.close(failed=True)
+        raise
+    fitted = None
+    if vocabulary:
+        if not words:
+            bar.close(failed=True)
+            raise ValueError(
+                f"the documents of {source!r} hold no words (empty vocabulary): they are empty "
+                "or contain only stop words or one-letter tokens"
+            )
+        fitted = clone(vectorizer).set_params(vocabulary=sorted(words))
+        fitted.fit([])  # validates the fixed vocabulary; the object is then fitted
+    bar.done = n_docs
+    bar.close(f", {len(classes)} classes" + (f", {len(words):,} words" if vocabulary else ""))
+    return CorpusScan(files, classes, n_docs, fitted)
+
+
+# -- the counting pass -----------------------------------------------------------------------
 def fit_files(
     estimator,
     source: str | os.PathLike | Sequence[str | os.PathLike],
@@ -188,16 +497,19 @@ def fit_files(
     progress: bool = True,
     *,
     encoding: str = "utf-8",
+    errors: str = "strict",
+    total: int | None = None,
 ):
     """Fit ``estimator`` from documents on disk, ``chunk_size`` documents at a time.
 
     The result equals ``estimator.fit(vectorizer.transform(texts), labels)`` on all documents
-    in memory (the statistics are sums); any previous fit is discarded. Labels are strings
-    (folder names or the CSV's ``label`` text).
+    in memory (the statistics are sums); any previous fit is discarded. Each chunk is reduced
+    to its statistics and added to the model; the model's derived quantities (learned
+    hyperparameters, class prior) are computed once, at the end.
 
     Parameters
     ----------
-    estimator : BernoulliNB, MultinomialNB or CategoricalNB (any estimator with partial_fit)
+    estimator : BernoulliNB, MultinomialNB or CategoricalNB
         Fitted in place.
     source : str, path-like, or a list of them
         A folder of class sub-folders (one document per file; hidden files and files directly
@@ -206,17 +518,25 @@ def fit_files(
         (``.csv``, ``.csv.gz``) holds one document per row in columns ``label`` and ``text``;
         any other file is one document labelled by its parent folder's name.
     vectorizer : transformer, optional
-        Stateless or already fitted (every chunk must map to the same columns); default
-        :func:`default_vectorizer` (hashed raw counts, 2^18 columns).
+        Stateless or already fitted (every chunk must map to the same columns), e.g. the
+        vocabulary of :func:`scan_files`; default :func:`default_vectorizer` (hashed raw
+        counts, 2^18 columns).
     chunk_size : int, default 10_000
-        Documents per ``partial_fit`` call (bounds the memory of the texts in flight).
+        Documents per chunk (bounds the memory of the texts in flight).
     classes : array-like, optional
         Every label. None collects them first: folder names are known from the paths, CSV
-        labels cost one extra pass over the label column.
+        labels cost one extra pass over the label column. CSV labels are typed like the
+        classes (numbers when the classes are numbers).
     progress : bool, default True
-        Write ``fit: N documents  R documents/s  T s`` to stderr, rewritten with ``\\r``.
+        Write ``fit: N documents  R documents/s  T s`` to stderr at most once a second, and a
+        summary line at the end.
     encoding : str, default "utf-8"
         Text encoding of the files.
+    errors : str, default "strict"
+        How undecodable bytes are handled (as in :meth:`bytes.decode`).
+    total : int, optional
+        The number of documents, when known (:attr:`CorpusScan.n_documents`), for the
+        progress line.
 
     Returns
     -------
@@ -228,36 +548,63 @@ def fit_files(
     FileNotFoundError
         When ``source`` names nothing.
     ValueError
-        On a CSV file without ``label``/``text`` columns, fewer than 2 classes, no documents,
-        or a label outside ``classes``.
+        On a CSV file without ``label``/``text`` columns or with an unlabelled row, fewer than
+        2 classes, no documents, or a label outside ``classes``.
     """
-    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int | np.integer):
-        raise TypeError(f"chunk_size must be an integer >= 1, got {chunk_size!r}")
-    if chunk_size < 1:
-        raise ValueError(f"chunk_size must be an integer >= 1, got {chunk_size!r}")
-    if not hasattr(estimator, "partial_fit"):
-        raise TypeError(f"{type(estimator).__name__} has no partial_fit; it cannot stream")
-    from bayesnb.distributed import _check_vectorizer
+    from bayesnb.distributed import _check_vectorizer, _chunk_statistics
 
+    _check_chunk_size(chunk_size)
+    if not hasattr(estimator, "_statistics"):
+        raise TypeError(f"{type(estimator).__name__} is not a bayesnb estimator; it cannot stream")
     vectorizer = default_vectorizer() if vectorizer is None else vectorizer
     _check_vectorizer(vectorizer, estimator)
-    files = _expand(source)
-    classes = _collect_classes(files, encoding) if classes is None else check_classes(classes)
-    if len(classes) < 2:
-        raise ValueError(
-            f"the documents hold {len(classes)} class(es) ({classes.tolist()}); a classifier "
-            "needs at least 2 classes"
+    estimator._check_params()
+    if classes is None:
+        scan = scan_files(
+            source,
+            chunk_size=chunk_size,
+            progress=False,
+            vocabulary=False,
+            encoding=encoding,
+            errors=errors,
         )
-    total = None if any(_is_csv(p) for p in files) else len(files)
-    bar = _Progress(total, progress)
-    vars(estimator).pop("classes_", None)  # from scratch: the first partial_fit resets
+        files, classes, total = scan.files, scan.classes, scan.n_documents
+    else:
+        files, classes = list_files(source), check_classes(classes)
+        if total is None and not any(_is_csv(p) for p in files):
+            total = len(files)
+    _check_n_classes(classes)
+    kind = _kind_of(classes)
+    n_features = int(vectorizer.transform([""]).shape[1])
+
+    # Chunks are counted by a bare copy (as on a Dask worker) and added to the estimator:
+    # partial_fit would also re-derive the hyperparameters after every chunk.
+    shell = clone(estimator)
+    shell.classes_ = classes
+    shell.n_features_in_ = n_features
+    for attr in ("feature_names_in_", "_tables"):
+        vars(estimator).pop(attr, None)
+    estimator.classes_ = classes
+    estimator.n_features_in_ = n_features
+    estimator._reset_counts(n_features)
+
+    bar = _Progress("fit", total, progress)
     try:
-        for labels, texts in _chunks(iter_documents(files, encoding), chunk_size):
+        chunks = _chunks(files, chunk_size, encoding, errors)
+        for i, (labels, texts) in enumerate(chunks):
             X = vectorizer.transform(texts)
-            estimator.partial_fit(X, np.asarray(labels), classes=classes)
+            stats = _chunk_statistics(shell, X, _typed(labels, kind), None, i, False)
+            if stats is not None:
+                estimator._merge_statistics(stats)
             bar.update(len(texts))
-    finally:
-        bar.update(0, final=True)
+    except BaseException:
+        bar.close(failed=True)
+        vars(estimator).pop("classes_", None)  # no half-counted model that looks fitted
+        raise
     if bar.done == 0:
+        bar.close(failed=True)
+        vars(estimator).pop("classes_", None)
         raise ValueError(f"no documents found in {source!r}")
+    estimator._statistics_changed()
+    bar.close()
     return estimator

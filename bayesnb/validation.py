@@ -22,15 +22,19 @@ from sklearn.utils.validation import (
 )
 
 ESTIMATES = ("mle", "map", "mean", "bayes")
+MISSING = ("error", "ignore")
 
 __all__ = [
     "ESTIMATES",
+    "MISSING",
+    "MissingValueWarning",
     "check_X",
     "check_X_y",
     "check_alpha",
     "check_class_alpha",
     "check_class_prior",
     "check_estimate",
+    "check_missing",
     "check_sample_weight",
     "encode_labels",
 ]
@@ -47,6 +51,91 @@ def _finite_values(X) -> np.ndarray:
     return X.data if sp.issparse(X) else np.asarray(X)
 
 
+class MissingValueWarning(UserWarning):
+    """A fit with ``missing="ignore"`` used an approximation for the missing values."""
+
+
+def check_missing(missing) -> str:
+    """Return ``missing`` if it is ``"error"`` or ``"ignore"``."""
+    if not isinstance(missing, str) or missing not in MISSING:
+        raise ValueError(f"missing must be one of {MISSING}, got {missing!r}")
+    return missing
+
+
+def _cells(X, bad_values) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column indices of the cells where ``bad_values(values)`` holds."""
+    if sp.issparse(X):
+        hit = np.flatnonzero(bad_values(X.data))
+        rows = np.searchsorted(X.indptr, hit, side="right") - 1
+        return rows, X.indices[hit]
+    return np.nonzero(bad_values(X))
+
+
+def _where(estimator, X, bad_values, show: int = 5) -> str:
+    """Where the bad cells are: counts, then the first ``show`` rows and columns."""
+    rows, cols = _cells(X, bad_values)
+    u_rows, u_cols = np.unique(rows), np.unique(cols)
+    names = getattr(estimator, "feature_names_in_", None)
+    shown = u_cols[:show].tolist()
+    if names is not None and len(names) == X.shape[1]:
+        shown = [f"{j} ({names[j]!s})" for j in shown]
+    more_r = f" (first {show} of {u_rows.size})" if u_rows.size > show else ""
+    more_c = f" (first {show} of {u_cols.size})" if u_cols.size > show else ""
+    return (
+        f"{rows.size} entr{'y' if rows.size == 1 else 'ies'} in {u_rows.size} row(s) and "
+        f"{u_cols.size} column(s): rows {u_rows[:show].tolist()}{more_r}, columns "
+        f"{shown}{more_c}"
+    )
+
+
+def _check_finite(estimator, X, missing: str) -> bool:
+    """Refuse infinity (always) and NaN (unless ``missing="ignore"``); True if X holds NaN.
+
+    One ``sum`` over the stored values decides the common case (a finite sum: neither NaN nor
+    infinity), as scikit-learn's own finiteness check does; only otherwise is X scanned
+    element-wise, to tell NaN from infinity and name the cells.
+    """
+    values = _finite_values(X)
+    if values.size == 0:
+        return False
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(values.sum()):
+            return False
+    name = type(estimator).__name__
+    if np.isinf(values).any():
+        raise ValueError(
+            f"Input X contains infinity in {_where(estimator, X, np.isinf)}; {name} needs "
+            "finite features"
+        )
+    if not np.isnan(values).any():
+        return False  # the sum overflowed, every value is finite
+    if missing != "ignore":
+        raise ValueError(
+            f"Input X contains NaN (missing values) in {_where(estimator, X, np.isnan)}. "
+            f"{name}(missing={missing!r}) refuses missing values; pass missing='ignore' to "
+            "marginalise the missing features out of the likelihood, or impute them."
+        )
+    return True
+
+
+# numpy's own conversion errors, which say nothing about which argument is wrong.
+_RAW_CONVERSION = ("could not convert", "setting an array element", "inhomogeneous")
+
+
+def _not_numeric(exc: Exception, name: str) -> Exception:
+    """``exc`` from scikit-learn's validation of ``name``, with numpy's raw messages replaced."""
+    text = str(exc)
+    if any(raw in text for raw in _RAW_CONVERSION):
+        detail = text.split(":", 1)[1].strip() if "could not convert" in text else ""
+        return type(exc)(
+            f"{name} must be a numeric array of equal-length rows"
+            + (f"; found the non-numeric value {detail}" if detail else "; got ragged rows")
+        )
+    if text.startswith("Complex data not supported"):
+        return type(exc)(f"Complex data not supported: {name} must hold real numbers")
+    return exc
+
+
 def check_X(
     estimator,
     X,
@@ -56,6 +145,7 @@ def check_X(
     nonnegative: bool = False,
     integer: bool = False,
     allow_sparse: bool = True,
+    missing: str = "error",
 ):
     """Validate a feature matrix (and optionally labels) for ``estimator``.
 
@@ -77,6 +167,10 @@ def check_X(
         Require integer values (categories).
     allow_sparse : bool
         Accept scipy sparse input (returned as CSR).
+    missing : {"error", "ignore"}
+        ``"error"`` refuses NaN with a ValueError naming the rows and columns that hold it;
+        ``"ignore"`` lets NaN (missing values, also stored explicitly in sparse input) through
+        for the estimator to marginalise. Infinity is refused either way.
 
     Returns
     -------
@@ -86,16 +180,21 @@ def check_X(
     params: dict[str, Any] = dict(
         accept_sparse=["csr", "csc", "coo"] if allow_sparse else False,
         dtype=np.float64,
-        ensure_all_finite=True,
+        ensure_all_finite=False,  # checked below, NaN told apart from infinity
         reset=reset,
     )
-    if y is not None:
-        X, y = validate_data(estimator, X, y, y_numeric=False, multi_output=False, **params)
-    else:
-        X = validate_data(estimator, X, **params)
+    try:
+        if y is not None:
+            X, y = validate_data(estimator, X, y, y_numeric=False, multi_output=False, **params)
+        else:
+            X = validate_data(estimator, X, **params)
+    except (TypeError, ValueError) as exc:
+        raise _not_numeric(exc, "X") from None
     if sp.issparse(X) and X.format != "csr":
         X = X.tocsr()
     values = _finite_values(X)
+    if _check_finite(estimator, X, check_missing(missing)):
+        values = values[~np.isnan(values)]  # the checks below are about observed values
     if nonnegative and values.size and values.min() < 0:
         raise ValueError(
             f"Negative values in data passed to {type(estimator).__name__}: X must hold counts "
@@ -175,7 +274,13 @@ def check_sample_weight(sample_weight, X) -> np.ndarray:
     """Return a float64 weight vector (ones when None); negative or non-finite weights fail."""
     if sample_weight is None:
         return np.ones(X.shape[0], dtype=np.float64)
-    w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    try:
+        w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    except (TypeError, ValueError) as exc:
+        exc = _not_numeric(exc, "sample_weight")
+        if "sample_weight" in str(exc):
+            raise exc from None
+        raise type(exc)(f"sample_weight: {exc}") from None
     if not np.all(np.isfinite(w)):
         raise ValueError("sample_weight holds NaN or inf")
     return w
@@ -214,6 +319,34 @@ def _check_positive_array(value, name: str, n_features: int, *, allow_zero: bool
 def check_alpha(alpha, n_features: int, name: str = "alpha"):
     """A feature-prior concentration: a positive scalar or one positive value per feature."""
     return _check_positive_array(alpha, name, n_features, allow_zero=False)
+
+
+def check_binarize(threshold) -> None:
+    """BernoulliNB's ``binarize``: None (X is 0/1 already) or a finite number."""
+    if threshold is None:
+        return
+    if not isinstance(threshold, Real) or isinstance(threshold, bool):
+        raise TypeError(f"binarize must be a number or None, got {threshold!r}")
+    if not np.isfinite(threshold):
+        raise ValueError(f"binarize must be a finite threshold or None, got {threshold!r}")
+
+
+def check_min_categories(min_categories, n_features: int) -> np.ndarray:
+    """CategoricalNB's ``min_categories``: integers >= 1, a scalar or one per feature."""
+    try:
+        mc = np.asarray(min_categories, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"min_categories must be an integer or one integer per feature, got {min_categories!r}"
+        ) from None
+    if mc.ndim > 1 or (mc.ndim == 1 and mc.shape != (n_features,)):
+        raise ValueError(
+            f"min_categories must be a scalar or have one value per feature ({n_features}), "
+            f"got shape {mc.shape}"
+        )
+    if not np.all(np.isfinite(mc)) or np.any(mc < 1) or not np.all(mc == np.floor(mc)):
+        raise ValueError(f"min_categories must be integers >= 1, got {min_categories!r}")
+    return np.broadcast_to(mc, (n_features,)).astype(np.intp)
 
 
 def check_class_alpha(class_alpha) -> float:

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from numpy.testing import assert_allclose, assert_array_equal
 
 import bayesnb as bnb
 from bayesnb import datasets
@@ -340,3 +341,193 @@ def test_demo_without_fortunes(tmp_path, monkeypatch, installed):
     assert len(notes) == 1 and "fortunes skipped" in notes[0]
     assert ("unknown category" if installed else "apt-get install fortunes") in notes[0]
     assert {s.data.name for s in studies} == {"digits", "breast_cancer", "wine"}
+
+
+# -- fit: a corpus on disk is streamed --------------------------------------------------------
+STREAM_LINE = re.compile(r"^(scan|fit): [\d,]+ documents.* in [\d.]+ s \([\d,]+ documents/s\)$")
+STREAM_TICK = re.compile(r"^fit: ([\d,]+) / ([\d,]+) documents \(\d+%\)  [\d,]+ documents/s  ")
+
+
+def _folder_corpus(root: Path, n: int = 40) -> Path:
+    """Class folders of short mails; a few odd files that the in-memory loader reads alike."""
+    frame = pd.read_csv(_corpus(root.with_suffix(".csv"), n=n))
+    for i, (label, text) in enumerate(zip(frame["label"], frame["text"], strict=True)):
+        (root / label).mkdir(parents=True, exist_ok=True)
+        (root / label / f"{i:03d}.txt").write_text(text + ("\r\n" if i % 3 else ""))
+    (root / "spam" / "bytes.txt").write_bytes(b"free \xff\xfe money")  # replaced, not fatal
+    (root / "ham" / ".hidden").write_text("never read")
+    return root
+
+
+def _reference_fit(model: str, spec: str):
+    from bayesnb.cli import _estimator
+
+    data = load_data(spec)
+    return data, _estimator(model, data).fit(data.X, data.y)
+
+
+@pytest.mark.filterwarnings("ignore:X does not have valid feature names")
+@pytest.mark.parametrize("model", ["multinomial", "bernoulli", "categorical"])
+def test_fit_streams_a_folder_and_equals_the_in_memory_fit(model, tmp_path, capsys, monkeypatch):
+    from bayesnb import streaming
+
+    root = _folder_corpus(tmp_path / "mail")
+    monkeypatch.setattr(streaming, "PROGRESS_INTERVAL", 0.0)  # a progress line per chunk
+    path = tmp_path / "m.nc"
+    rc, out, err = _run(["fit", model, "--data", root, "--chunk-size", "7", "--out", path], capsys)
+    assert rc == 0, err
+    assert out.splitlines()[-1] == f"saved: {path}"
+    assert "on 41 documents × " in out and "streamed from disk in chunks of 7 documents" in out
+    got = bnb.load(path)
+    data, ref = _reference_fit(model, str(root))
+    assert list(got.feature_names_in_) == [str(f) for f in data.feature_names]
+    assert_array_equal(got.classes_, ref.classes_)
+    assert_array_equal(got.class_count_, ref.class_count_)
+    if model == "categorical":
+        assert_array_equal(got.n_categories_, ref.n_categories_)
+    else:
+        assert_array_equal(got.feature_count_, ref.feature_count_)
+    assert_array_equal(got.predict(data.X), ref.predict(data.X))
+    assert_allclose(got.predict_proba(data.X), ref.predict_proba(data.X), rtol=1e-12, atol=0)
+    # Progress: the first pass, a line per chunk of the second (6 chunks of <= 7), summaries.
+    lines = err.splitlines()
+    ticks = [m for m in map(STREAM_TICK.match, lines) if m]
+    assert [t[1] for t in ticks] == ["7", "14", "21", "28", "35", "41"]
+    assert {t[2] for t in ticks} == {"41"}
+    summaries = [line for line in lines if STREAM_LINE.match(line)]
+    assert [s.split(":")[0] for s in summaries] == ["scan", "fit"]
+    assert "2 classes" in summaries[0] and f"{len(data.feature_names)} words" in summaries[0]
+
+
+def _csv_parts(tmp: Path) -> list[str]:
+    parts = [_corpus(tmp / "part1.csv", n=30), _corpus(tmp / "part2.csv", n=25)]
+    return [str(p) for p in parts]
+
+
+@pytest.mark.filterwarnings("ignore:X does not have valid feature names")
+def test_fit_streams_a_glob_of_csv_files(tmp_path, capsys):
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    parts = _csv_parts(tmp_path)
+    frame = pd.concat([pd.read_csv(p) for p in parts], ignore_index=True)
+    vec = CountVectorizer()
+    X = vec.fit_transform(frame["text"])
+    ref = bnb.MultinomialNB(alpha="evidence").fit(X, frame["label"].to_numpy())
+    path = tmp_path / "g.nc"
+    pattern = str(tmp_path / "part*.csv")
+    argv = ["fit", "multinomial", "--data", pattern, "--alpha", "evidence", "--chunk-size", "8"]
+    rc, out, err = _run([*argv, "--out", path], capsys)
+    assert rc == 0, err
+    got = bnb.load(path)
+    assert list(got.feature_names_in_) == list(vec.get_feature_names_out())
+    assert_array_equal(got.feature_count_, ref.feature_count_)
+    assert_allclose(got.alpha_, ref.alpha_, rtol=1e-10)
+    assert_array_equal(got.predict(X), ref.predict(X))
+    assert "on 55 documents" in out
+    assert [line.split(":")[0] for line in err.splitlines()] == ["scan", "fit"]
+
+
+@pytest.mark.filterwarnings("ignore:X does not have valid feature names")
+def test_fit_hash_features_is_one_pass_over_hashed_columns(tmp_path, capsys):
+    from bayesnb.streaming import default_vectorizer
+
+    root = _folder_corpus(tmp_path / "mail")
+    path = tmp_path / "h.nc"
+    argv = ["fit", "bernoulli", "--data", root, "--hash-features", "4096", "--out", path]
+    rc, out, err = _run(argv, capsys)
+    assert rc == 0, err
+    assert "4,096 hashed features" in out
+    assert [line.split(":")[0] for line in err.splitlines()] == ["fit"]  # no vocabulary pass
+    got = bnb.load(path)
+    assert getattr(got, "feature_names_in_", None) is None
+    bunch = datasets.load_folder(root, errors="replace")
+    X = default_vectorizer(4096).transform(bunch.data)
+    ref = bnb.BernoulliNB(binarize=0.0).fit(X, bunch.target)
+    assert_array_equal(got.feature_count_, ref.feature_count_)
+    assert_array_equal(got.predict_proba(X), ref.predict_proba(X))
+
+
+def test_fit_nuts_keeps_a_corpus_in_memory(tmp_path, capsys, monkeypatch):
+    from bayesnb import cli
+
+    root = _folder_corpus(tmp_path / "mail", n=10)
+    monkeypatch.setattr(cli, "_fit_streamed", lambda args: pytest.fail("streamed with --nuts"))
+    seen = []
+    monkeypatch.setattr(cli, "load_data", lambda spec, **kw: seen.append(spec) or 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        main(["fit", "multinomial", "--data", str(root), "--nuts", "--out", str(tmp_path / "n")])
+    assert seen == [str(root)]
+
+
+def _stream_errors(tmp: Path) -> dict[str, list]:
+    no_text = tmp / "notext.csv"
+    no_text.write_text("label,body\na,x y\nb,z w\n")
+    broken = tmp / "broken.csv"
+    broken.write_text('label,text\na,"never closed\nb,ok ok\n')
+    one = tmp / "one"
+    (one / "only").mkdir(parents=True)
+    (one / "only" / "1.txt").write_text("hello world")
+    silent = tmp / "silent"
+    for label in ("a", "b"):
+        (silent / label).mkdir(parents=True)
+        (silent / label / "1.txt").write_text("? ! x")
+    (tmp / "nofiles").mkdir()
+    out = ["--out", tmp / "m.nc"]
+    return {
+        "missing folder": ["fit", "multinomial", "--data", tmp / "no" / "dir", *out],
+        "empty glob": ["fit", "multinomial", "--data", tmp / "*.nothing", *out],
+        "folder without classes": ["fit", "multinomial", "--data", tmp / "nofiles", *out],
+        "csv without text": ["fit", "multinomial", "--data", no_text, *out],
+        "unterminated quote": ["fit", "multinomial", "--data", broken, *out],
+        "one class": ["fit", "multinomial", "--data", one, *out],
+        "no words": ["fit", "multinomial", "--data", silent, *out],
+        "zero chunk size": ["fit", "bernoulli", "--data", one, "--chunk-size", "0", *out],
+        "zero hash features": ["fit", "bernoulli", "--data", one, "--hash-features", "0", *out],
+        "gda on a corpus": ["fit", "gda", "--data", one, *out],
+        "map without a mode": [
+            "fit",
+            "multinomial",
+            "--data",
+            silent,
+            "--estimate",
+            "map",
+            "--alpha",
+            "0.5",
+            *out,
+        ],
+    }
+
+
+STREAM_ERRORS = [
+    "missing folder",
+    "empty glob",
+    "folder without classes",
+    "csv without text",
+    "unterminated quote",
+    "one class",
+    "no words",
+    "zero chunk size",
+    "zero hash features",
+    "gda on a corpus",
+    "map without a mode",
+]
+
+
+@pytest.mark.parametrize("case", STREAM_ERRORS)
+def test_streamed_fit_errors_exit_two_with_one_line(case, tmp_path, capsys):
+    cases = _stream_errors(tmp_path)
+    assert list(cases) == STREAM_ERRORS
+    argv = cases[case]
+    rc, out, err = _run(argv, capsys)
+    assert rc == 2, (case, out, err)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("bayesnb: error: "), (case, err)
+    assert out == "" and not (tmp_path / "m.nc").exists()
+
+
+def test_fit_help_documents_corpora_on_disk(capsys):
+    with pytest.raises(SystemExit):
+        main(["fit", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for phrase in ("streams", "--chunk-size", "--hash-features", "glob pattern", "./digits"):
+        assert phrase in text

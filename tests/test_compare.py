@@ -256,3 +256,126 @@ def test_label_log_likelihood_bad_arguments(digits):
 
     with pytest.raises(TypeError, match="LogisticRegression"):
         label_log_likelihood(LogisticRegression(), X_tr, y_tr)
+
+
+# -- scikit-learn baselines ------------------------------------------------------------------
+def test_baselines_work_everywhere_in_compare(digits):
+    from sklearn.naive_bayes import ComplementNB
+
+    X_tr, X_te, y_tr, y_te = digits
+    ests = {
+        "nb": bnb.MultinomialNB(),
+        "complement": ComplementNB(),
+        "logreg": LogisticRegression(max_iter=2000),
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Pareto-k warnings of the posterior model
+        ds = compare(ests, X_tr, y_tr, X_te, y_te, loo=True, loo_draws=100)
+    # No posterior: the PSIS-LOO columns are NaN for the baselines, finite for naive Bayes.
+    for name in ("complement", "logreg"):
+        for m in ("elpd_loo", "elpd_loo_se", "pareto_k_bad"):
+            assert np.isnan(float(ds[m].sel(name=name))), (name, m)
+    assert np.isfinite(float(ds.elpd_loo.sel(name="nb")))
+    cnb = ComplementNB().fit(X_tr, y_tr)
+    proba = cnb.predict_proba(X_te)
+    row = ds.sel(name="complement")
+    assert float(row.accuracy) == pytest.approx(np.mean(cnb.predict(X_te) == y_te))
+    assert float(row.ece) == pytest.approx(expected_calibration_error(y_te, proba, cnb.classes_))
+    lpd = np.log(proba[np.arange(len(y_te)), np.searchsorted(cnb.classes_, y_te)]).sum()
+    assert float(row.lpd) == pytest.approx(lpd)
+    # ComplementNB: 10 complement word distributions over 64 pixels (its class prior is not
+    # used for 10 classes); logistic regression: 10 × 64 coefficients + 10 intercepts.
+    assert float(ds.n_parameters.sel(name="complement")) == 10 * 63
+    assert float(ds.n_parameters.sel(name="logreg")) == 10 * 64 + 10
+    assert float(ds.n_parameters.sel(name="nb")) == 9 + 10 * 63
+    # Cross-validated, with LOO: the baselines' LOO folds are NaN too.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cv = compare(
+            {"complement": ComplementNB(), "nb": bnb.MultinomialNB()},
+            X_tr[:300],
+            y_tr[:300],
+            cv=2,
+            loo=True,
+            loo_draws=50,
+        )
+    assert np.isnan(cv.elpd_loo_folds.sel(name="complement")).all()
+    assert np.isfinite(cv.elpd_loo_folds.sel(name="nb")).all()
+
+
+def test_n_parameters_of_foreign_models(digits):
+    from sklearn.naive_bayes import BernoulliNB, CategoricalNB, GaussianNB
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from bayesnb.compare import n_parameters
+
+    X_tr, _, y_tr, _ = digits
+    assert n_parameters(GaussianNB().fit(X_tr, y_tr)) == 9 + 2 * 10 * 64
+    assert n_parameters(BernoulliNB().fit(X_tr, y_tr)) == 9 + 10 * 64
+    Xc = np.array([[0, 1], [1, 2], [2, 0], [1, 1]])
+    sk_cat = CategoricalNB().fit(Xc, [0, 0, 1, 1])  # 3 values each: 2 free per feature
+    assert n_parameters(sk_cat) == 1 + 2 * (2 + 2)
+    assert np.isnan(n_parameters(KNeighborsClassifier().fit(X_tr, y_tr)))
+
+
+def test_compare_refuses_a_model_without_predict_proba(digits):
+    from sklearn.svm import SVC
+
+    X_tr, X_te, y_tr, y_te = digits
+    with pytest.raises(TypeError, match=r"'svm'.*no predict_proba.*probability=True"):
+        compare({"nb": bnb.MultinomialNB(), "svm": SVC()}, X_tr, y_tr, X_te, y_te)
+
+
+def test_cli_compare_with_baselines(capsys):
+    from bayesnb.cli import main
+
+    rc = main(
+        ["compare", "--data", "digits", "multinomial:mean", "complement", "logistic",
+         "sklearn:GaussianNB", "--no-loo"]
+    )  # fmt: skip
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    lines = {line.split()[0]: line.split() for line in out.splitlines() if line.strip()}
+    for name in ("multinomial:mean", "complement", "logistic", "sklearn:GaussianNB"):
+        assert name in lines
+    # The printed accuracy is ComplementNB's on the CLI's split (digits, seed 0, 30%).
+    from sklearn.naive_bayes import ComplementNB
+
+    from bayesnb.cli import load_data
+
+    data = load_data("digits")
+    acc = np.mean(
+        ComplementNB().fit(data.X_train, data.y_train).predict(data.X_test) == data.y_test
+    )
+    assert float(lines["complement"][1]) == pytest.approx(acc, abs=5e-5)
+    # Baselines on continuous data are standardised like GDA: logistic regression runs.
+    assert main(["compare", "--data", "wine", "gda:mean", "logistic", "--no-loo"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["sklearn:NoSuchModel"], "unknown scikit-learn classifier 'NoSuchModel'"),
+        (["sklearn:VotingClassifier"], "cannot build VotingClassifier"),
+        (["sklearn:RidgeClassifier"], "RidgeClassifier has no predict_proba"),
+        (["complemnt"], "unknown model 'complemnt'"),
+    ],
+)
+def test_cli_compare_bad_baselines_exit_2(argv, message, capsys):
+    from bayesnb.cli import main
+
+    rc = main(["compare", "--data", "digits", *argv, "--no-loo"])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == ""
+    assert err.startswith("bayesnb: error: ") and message in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_cli_compare_baseline_that_cannot_fit_exits_2(capsys):
+    from bayesnb.cli import main
+
+    # ComplementNB refuses the negative (standardised) wine measurements: a clean error.
+    rc = main(["compare", "--data", "wine", "complement", "--no-loo"])
+    _, err = capsys.readouterr()
+    assert rc == 2 and "Negative values" in err and len(err.strip().splitlines()) == 1

@@ -7,6 +7,8 @@ must be identical (integer counts summed in float64 are exact), GDA's agree to r
 from __future__ import annotations
 
 import csv
+import io
+import re
 
 import numpy as np
 import pytest
@@ -360,7 +362,8 @@ def test_streaming_fit_from_folder_equals_memory_fit(model, tmp_path, capsys):
         ref.predict_proba(vec.transform(["a late goal"])),
     )
     err = capsys.readouterr().err
-    assert "\r" in err and "documents/s" in err and f"{len(docs)} / {len(docs)} documents" in err
+    # Not a terminal: no \r; the run is shorter than the 1 s throttle, so only the summary.
+    assert re.fullmatch(rf"fit: {len(docs)} documents in [\d.]+ s \([\d,]+ documents/s\)\n", err)
     # Refitting discards the previous fit (fit semantics, not partial_fit).
     again = streaming.fit_files(got, tmp_path, vectorizer=vec, chunk_size=100, progress=False)
     _assert_same_discrete(again, ref)
@@ -402,10 +405,86 @@ def test_streaming_errors(tmp_path):
     with pytest.raises(ValueError, match="chunk_size must be"):
         streaming.fit_files(bnb.MultinomialNB(), tmp_path, chunk_size=0)
     _write_folder(tmp_path / "c", DOCS)
-    with pytest.raises(ValueError, match="y holds labels not in classes"):
+    with pytest.raises(ValueError, match=r"holds labels \['politics'\] not in classes"):
         streaming.fit_files(
             bnb.MultinomialNB(), tmp_path / "c", classes=["sport", "science"], progress=False
         )
+
+
+def test_streaming_progress_lines_and_terminal(tmp_path, monkeypatch):
+    _write_folder(tmp_path, DOCS * 3)
+    # A line per chunk (no throttle), then the summary; a terminal gets \r-rewritten lines.
+    monkeypatch.setattr(streaming, "PROGRESS_INTERVAL", 0.0)
+    for tty in (False, True):
+        stream = io.StringIO()
+        stream.isatty = lambda tty=tty: tty
+        monkeypatch.setattr(streaming.sys, "stderr", stream)
+        streaming.fit_files(bnb.MultinomialNB(), tmp_path, chunk_size=8)
+        text = stream.getvalue()
+        lines = text.replace("\r\033[K", "\n").split("\n")
+        lines = [line for line in lines if line]
+        assert [line.split(" documents")[0] for line in lines] == [
+            "fit: 8 / 21",
+            "fit: 16 / 21",
+            "fit: 21 / 21",
+            "fit: 21",
+        ]
+        assert "(38%)" in lines[0] and lines[-1].endswith("documents/s)")
+        assert ("\r" in text) == tty and text.endswith("\n")
+
+
+def test_scan_files_vocabulary_equals_in_memory_count_vectorizer(tmp_path):
+    docs = [*DOCS, ("science", "Ünïcode wörds, Mixed CASE and a-b hyphens\r\nsecond line")]
+    _write_folder(tmp_path / "f", docs)
+    scan = streaming.scan_files(tmp_path / "f", chunk_size=3, progress=False)
+    labels = sorted(label for label, _ in docs)
+    texts = [t for _, t in sorted(docs, key=lambda d: d[0])]
+    ref = CountVectorizer().fit(texts)
+    assert_array_equal(scan.vectorizer.get_feature_names_out(), ref.get_feature_names_out())
+    assert scan.n_documents == len(docs) and scan.classes.tolist() == sorted(set(labels))
+    model = streaming.fit_files(
+        bnb.MultinomialNB(),
+        scan.files,
+        scan.vectorizer,
+        chunk_size=2,
+        classes=scan.classes,
+        progress=False,
+    )
+    _assert_same_discrete(model, bnb.MultinomialNB().fit(ref.transform(texts), labels))
+    # Tokenisation settings are kept; pruning needs document frequencies and is refused.
+    bigrams = streaming.scan_files(
+        tmp_path / "f", CountVectorizer(ngram_range=(1, 2), lowercase=False), progress=False
+    )
+    ref2 = CountVectorizer(ngram_range=(1, 2), lowercase=False).fit(texts)
+    assert_array_equal(bigrams.vectorizer.get_feature_names_out(), ref2.get_feature_names_out())
+    with pytest.raises(ValueError, match="min_df"):
+        streaming.scan_files(tmp_path / "f", CountVectorizer(min_df=2), progress=False)
+    (tmp_path / "stop" / "a").mkdir(parents=True)
+    (tmp_path / "stop" / "b").mkdir()
+    (tmp_path / "stop" / "a" / "1.txt").write_text("a b c")
+    (tmp_path / "stop" / "b" / "1.txt").write_text("!")
+    with pytest.raises(ValueError, match="empty vocabulary"):
+        streaming.scan_files(tmp_path / "stop", progress=False)
+
+
+def test_streamed_csv_labels_are_typed_like_load_csv(tmp_path):
+    from bayesnb.datasets import load_csv
+
+    path = tmp_path / "numbers.csv"
+    rows = ["label,text"] + [f"{i % 3},word{i % 5} common" for i in range(30)] + ['1,"NA"']
+    path.write_text("\n".join(rows) + "\n")
+    texts, y = load_csv(path, return_X_y=True)
+    vec = streaming.default_vectorizer(2**10)
+    ref = bnb.MultinomialNB().fit(vec.transform(texts), y)
+    # Chunks of 4 rows: a chunk of only "1"s must not be typed apart from the rest.
+    got = streaming.fit_files(bnb.MultinomialNB(), path, vec, chunk_size=4, progress=False)
+    assert got.classes_.dtype.kind == "i" and got.classes_.tolist() == [0, 1, 2]
+    _assert_same_discrete(got, ref)
+    scan = streaming.scan_files(path, chunk_size=4, progress=False)
+    assert scan.classes.tolist() == [0, 1, 2] and scan.n_documents == 31
+    (tmp_path / "nolabel.csv").write_text("label,text\na,x y\n,z w\n")
+    with pytest.raises(ValueError, match="without a 'label' value"):
+        streaming.fit_files(bnb.MultinomialNB(), tmp_path / "nolabel.csv", progress=False)
 
 
 # -- float32 ---------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import warnings
 
 import numpy as np
@@ -211,3 +212,230 @@ def test_random_bit_flips_load_identically_or_fail_with_value_error(tmp_path):
         np.testing.assert_array_equal(back.predict_proba(X), expected)  # never silently wrong
         outcomes["same"] += 1
     assert outcomes["refused"] > 6
+
+
+# -- files from elsewhere: data only, refused before allocating, versions -------------------------
+def _reseal(tree) -> str:
+    """The checksum ``load`` expects of ``tree`` (what someone crafting a file can recompute)."""
+    ds = tree["statistics"].to_dataset()
+    prior = tree["prior"].to_dataset() if "prior" in tree.children else None
+    arrays = {k: ds[k].values for k in ds.data_vars}
+    arrays |= {"class": ds["class"].values, "feature": ds["feature"].values}
+    if prior is not None:
+        arrays |= {f"prior/{k}": prior[k].values for k in prior.data_vars}
+    a = tree.attrs
+    return io._checksum(arrays, a["model"], str(a["params"]), str(a["fitted"]))
+
+
+def _craft(src, dst, edit, reseal: bool = True):
+    """Copy the model file ``src`` to ``dst`` with ``edit(tree)`` applied (checksum redone)."""
+    import xarray as xr
+
+    with xr.open_datatree(src, engine="h5netcdf") as t:
+        tree = t.load()
+    edit(tree)
+    if reseal:
+        tree.attrs["checksum"] = _reseal(tree)
+    tree.to_netcdf(dst, engine="h5netcdf")
+    return dst
+
+
+def _set_json(attr: str, **changes):
+    def edit(tree):
+        value = json.loads(tree.attrs[attr])
+        value.update(changes)
+        tree.attrs[attr] = json.dumps(value, sort_keys=True)
+
+    return edit
+
+
+def _set_stat(var: str, change):
+    def edit(tree):
+        ds = tree["statistics"].to_dataset()
+        ds[var] = ds[var].copy(data=change(ds[var].values.copy()))
+        tree["statistics"].dataset = ds
+
+    return edit
+
+
+def _set_attr(**attrs):
+    def edit(tree):
+        tree.attrs.update(attrs)
+
+    return edit
+
+
+@pytest.fixture
+def saved(tmp_path):
+    X, y = _data("int")
+    paths = {}
+    for kind, cls in MODELS.items():
+        paths[kind] = tmp_path / f"{kind}.nc"
+        cls(alpha=2.0).fit(X, y).save(paths[kind])
+    return paths
+
+
+def test_loading_never_unpickles(saved, monkeypatch):
+    import pickle
+
+    def refuse(*_a, **_k):
+        raise AssertionError("pickle used while loading")
+
+    for name in ("load", "loads", "Unpickler"):
+        monkeypatch.setattr(pickle, name, refuse)
+    X, _ = _data("int")
+    for path in saved.values():
+        assert bnb.load(path).predict_proba(X).shape == (X.shape[0], 3)
+
+
+PWNED = "__import__('pathlib').Path('PWNED').touch()"
+
+
+@pytest.mark.parametrize(
+    ("kind", "edit", "match"),
+    [
+        (
+            "multinomial",
+            _set_json("params", alpha=PWNED),
+            r"invalid MultinomialNB parameters.*alpha",
+        ),
+        (
+            "bernoulli",
+            _set_json("params", estimate="lambda x: x"),
+            r"invalid BernoulliNB.*estimate",
+        ),
+        ("multinomial", _set_json("params", alpha={"__reduce__": PWNED}), "undecodable"),
+        ("multinomial", _set_json("params", alpha={"__ndarray__": [1], "dtype": "O"}), "dtype"),
+        ("categorical", _set_json("params", __class__="os.system"), "unknown CategoricalNB param"),
+        ("multinomial", _set_json("params", class_prior=[0.5, 0.5]), "class_prior"),
+        ("multinomial", _set_json("params", alpha=-1.0), "alpha"),
+        ("multinomial", _set_json("fitted", alpha_=PWNED), r"invalid.*alpha_"),
+        ("bernoulli", _set_json("fitted", class_alpha_=-3.0), "class_alpha"),
+        ("multinomial", _set_attr(model="builtins.eval"), "not one of"),
+        ("multinomial", _set_attr(model="bayesnb.naive_bayes.MultinomialNB"), "not one of"),
+        ("multinomial", _set_attr(params="[1, 2]"), "not a JSON object"),
+        ("multinomial", _set_attr(params="alpha = 1"), "not valid JSON"),
+        ("multinomial", _set_attr(params="[" * 100_000 + "]" * 100_000), "characters"),
+        ("multinomial", _set_attr(fitted=json.dumps({"pad": "x" * (1 << 20)})), "characters"),
+        ("multinomial", _set_json("fitted", n_features_in=10**15), "n_features_in"),
+        ("multinomial", _set_json("fitted", length_width=10**15), "length_width"),
+        ("multinomial", _set_json("fitted", length_width=1), "exceeds length_width"),
+        ("multinomial", _set_stat("feature_count", lambda a: -a), "negative"),
+        ("bernoulli", _set_stat("class_count", lambda a: a * np.nan), "NaN"),
+        ("categorical", _set_stat("n_categories", lambda a: a + 1), "slots"),
+        ("categorical", _set_stat("n_categories", lambda a: a * 0 + 10**15), "n_categories"),
+        ("multinomial", _set_stat("length_class", lambda a: a + 50), "inconsistent statistics"),
+    ],
+)
+def test_crafted_files_are_refused_as_data(saved, tmp_path, monkeypatch, kind, edit, match):
+    monkeypatch.chdir(tmp_path)
+    path = _craft(saved[kind], tmp_path / "crafted.nc", edit)
+    with pytest.raises(ValueError, match=match) as info:
+        bnb.load(path)
+    assert len(str(info.value)) < 600
+    assert not (tmp_path / "PWNED").exists()
+
+
+def test_declared_huge_array_is_refused_before_reading(saved, tmp_path):
+    import tracemalloc
+
+    import h5netcdf
+
+    path = _craft(saved["multinomial"], tmp_path / "bomb.nc", lambda tree: None)
+    with h5netcdf.File(path, "a") as f:  # 8 TB of fill values declared in a few bytes
+        group = f.groups["statistics"]
+        group.dimensions["huge"] = 10**12
+        group.create_variable("bomb", ("huge",), dtype="f8", chunks=(1 << 16,))
+    assert path.stat().st_size < 100_000
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=r"declares 8e\+12 bytes .* before reading"):
+            bnb.load(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 50e6
+
+
+def test_format_version_zero_is_refused_without_migration_and_loaded_with_one(
+    saved, tmp_path, monkeypatch
+):
+    """A 'version 0' file stored the parameters under another name; a migration renames it."""
+    X, _ = _data("int")
+
+    def to_v0(tree):
+        tree.attrs["parameters"] = tree.attrs.pop("params")
+        tree.attrs["format_version"] = 0
+
+    path = _craft(saved["bernoulli"], tmp_path / "v0.nc", to_v0, reseal=False)
+    with pytest.raises(ValueError, match=r"format_version 0, older .* no migration"):
+        bnb.load(path)
+
+    def migrate(tree):
+        tree.attrs["params"] = tree.attrs.pop("parameters")
+        tree.attrs["format_version"] = 1
+        return tree
+
+    monkeypatch.setitem(io.MIGRATIONS, 0, migrate)
+    back = bnb.load(path)
+    np.testing.assert_array_equal(
+        back.predict_proba(X), bnb.load(saved["bernoulli"]).predict_proba(X)
+    )
+    # A migration must move forward, or the loop would never end.
+    monkeypatch.setitem(io.MIGRATIONS, 0, lambda tree: tree)
+    with pytest.raises(RuntimeError, match="did not upgrade"):
+        bnb.load(path)
+
+
+@pytest.mark.parametrize("version", [2, 99])
+def test_future_format_version_is_refused_naming_it(saved, tmp_path, version):
+    path = _craft(saved["categorical"], tmp_path / "v.nc", _set_attr(format_version=version))
+    with pytest.raises(ValueError, match=rf"format_version {version}, newer than the 1"):
+        bnb.load(path)
+
+
+@pytest.mark.parametrize("keep", [0.05, 0.25, 0.5, 0.75, 0.95, -1])
+def test_truncation_anywhere_is_refused(saved, tmp_path, keep):
+    data = saved["multinomial"].read_bytes()
+    cut = len(data) - 1 if keep == -1 else int(len(data) * keep)
+    path = tmp_path / "cut.nc"
+    path.write_bytes(data[:cut])
+    with pytest.raises(ValueError, match=r"not a readable bayesnb model file|checksum|lacks"):
+        bnb.load(path)
+
+
+def test_edited_parameter_text_fails_the_checksum(saved, tmp_path):
+    data = saved["multinomial"].read_bytes()
+    at = data.find(b'"alpha": 2.0')
+    assert at > 0  # the params JSON is stored as plain text
+    path = tmp_path / "edited.nc"
+    path.write_bytes(data[:at] + b'"alpha": 3.0' + data[at + 12 :])
+    with pytest.raises(ValueError, match="checksum"):
+        bnb.load(path)
+
+
+@pytest.mark.parametrize("crash", [KeyboardInterrupt, MemoryError, OSError])
+def test_interrupted_replace_keeps_the_old_file(tmp_path, monkeypatch, crash):
+    """A crash at the rename itself (after the temporary file is complete) changes nothing."""
+    X, y = _data("int")
+    path = tmp_path / "model.nc"
+    bnb.BernoulliNB().fit(X, y).save(path)
+    before = path.read_bytes()
+
+    def fail(*_args):
+        raise crash("interrupted")
+
+    monkeypatch.setattr(io.os, "replace", fail)
+    with pytest.raises(crash):
+        bnb.BernoulliNB(alpha=5.0).fit(X, y).save(path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["model.nc"]
+
+
+def test_save_names_a_bad_target(tmp_path):
+    X, y = _data("int")
+    est = bnb.MultinomialNB().fit(X, y)
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        est.save(tmp_path / "missing" / "m.nc")
+    with pytest.raises(IsADirectoryError, match="is a folder"):
+        est.save(tmp_path)

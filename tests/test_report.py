@@ -24,10 +24,14 @@ SECTION_IDS = [
     "data",
     "estimates",
     "parameters",
+    "informative",
     "smoothing",
     "sampler",
     "ppc",
     "events",
+    "baselines",
+    "poisson",
+    "burstiness",
     "gda",
 ]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -186,6 +190,103 @@ def test_event_models_match_direct_computation(built):
     assert (ev.table["diff_to_best"] <= 0).all()
 
 
+def test_baselines_match_direct_computation(built):
+    from sklearn.naive_bayes import ComplementNB
+
+    builder, index, _, _ = built
+    assert [b.data.name for b in builder.results["baselines"]] == ["digits", "corpus.csv"]
+    b = builder.results["baselines"][0]
+    t = b.table
+    study = Study(b.data, "multinomial")
+    Xtr, ytr, Xte, yte = S.split_xy(study)
+    cnb = ComplementNB().fit(Xtr, ytr)
+    ref = bnb.MultinomialNB().fit(Xtr, ytr)
+    ev = bnb.MultinomialNB(alpha="evidence").fit(Xtr, ytr)
+    right = {k: m.predict(Xte) == yte for k, m in [("cnb", cnb), ("ref", ref), ("ev", ev)]}
+    assert t.loc[b.complement, "accuracy"] == pytest.approx(right["cnb"].mean())
+    assert t.loc[b.reference, "accuracy"] == pytest.approx(right["ref"].mean())
+    assert t.loc[b.evidence, "alpha"] == pytest.approx(float(ev.alpha_))
+    d = right["cnb"].astype(float) - right["ref"]
+    assert t.loc[b.complement, "accuracy_gap"] == pytest.approx(d.mean())
+    assert t.loc[b.complement, "accuracy_gap_se"] == pytest.approx(d.std(ddof=1) / np.sqrt(d.size))
+    assert t.loc[b.reference, "accuracy_gap"] == 0
+    # The digits study has a Bernoulli model too, so its learned-α row is there.
+    assert "Bernoulli NB, α = evidence" in t.index
+    assert t.loc[b.complement, "n_parameters"] == 10 * 63
+    # The reading and the overview quote the measured accuracies.
+    assert f"{100 * right['cnb'].mean():.1f}%" in b.reading
+    assert f"{100 * right['ref'].mean():.1f}%" in b.reading
+    page = index.read_text(encoding="utf-8")
+    assert S.baselines_headline(b) in page
+
+
+def test_informative_section_matches_most_informative_features(built):
+    builder, _, _, _ = built
+    x = builder.results["informative"][0]
+    assert x.study.data.kind == "text" and x.study.model == "multinomial"
+    Xtr, ytr, Xte, yte = S.split_xy(x.study)
+    est = bnb.MultinomialNB().fit(Xtr, ytr)
+    proba = est.predict_proba(Xte)
+    # Each class is paired with the class its held-out documents give the most probability.
+    for a, b in x.pairs:
+        mass = proba[yte == a].sum(axis=0)
+        mass[list(est.classes_).index(a)] = -np.inf
+        assert b == est.classes_[np.argmax(mass)]
+    direct = bnb.most_informative_features(
+        est, n=10, classes=x.pairs, feature_names=x.study.data.feature_names, random_seed=0
+    )
+    pd.testing.assert_frame_equal(x.table, direct)
+    assert x.table["feature"].str.match(r"w\d+$").all()  # the corpus's words
+    top = x.table[x.table["rank"] == 1].sort_values("mean").iloc[-1]
+    assert repr(top["feature"]) in x.reading and f"{top['mean']:.2f}" in x.reading
+
+
+def test_informative_on_digits_names_pixels():
+    x = S.informative(Study(_digits(300), "multinomial"), n=3)
+    assert len(x.pairs) == 10 and len(x.table) == 30
+    assert x.table["feature"].str.match(r"px_\d_\d$").all()
+    assert "pixel" in x.reading
+
+
+def test_poisson_section_is_multinomial_plus_length(built):
+    builder, _, _, _ = built
+    x = next(p for p in builder.results["poisson"] if p.study.data.name == "digits")
+    # The decomposition Poisson = multinomial + Poisson(length) holds to rounding.
+    assert x.identity_error < 1e-8
+    Xtr, ytr, Xte, yte = S.split_xy(x.study)
+    alpha = float(bnb.MultinomialNB(alpha="evidence").fit(Xtr, ytr).alpha_)
+    assert x.alpha_evidence == pytest.approx(alpha)
+    pois = bnb.PoissonNB(alpha=alpha, beta=1.0).fit(Xtr, ytr)
+    mult = bnb.MultinomialNB(alpha=alpha).fit(Xtr, ytr)
+    row = x.table.loc["Poisson, α = evidence"]
+    assert row["accuracy"] == pytest.approx(np.mean(pois.predict(Xte) == yte))
+    assert row["accuracy_vs_multinomial"] == pytest.approx(
+        np.mean(pois.predict(Xte) == yte) - np.mean(mult.predict(Xte) == yte)
+    )
+    assert x.flipped["α = evidence"] == int(np.sum(pois.predict(Xte) != mult.predict(Xte)))
+    # Λ_c = Σ_j (S_cj + α) / (N_c + β): the class's token total plus V pseudo-counts.
+    c = 3
+    lam = (Xtr[ytr == c].sum() + 64 * alpha) / (np.sum(ytr == c) + 1.0)
+    assert x.lengths.loc["3", "Λ (α = evidence)"] == pytest.approx(lam)
+    lengths = Xtr[ytr == c].sum(axis=1)
+    assert x.lengths.loc["3", "dispersion"] == pytest.approx(lengths.var(ddof=1) / lengths.mean())
+
+
+def test_burstiness_section_matches_distinct_words_check(built):
+    from bayesnb.dcm import distinct_words_check
+
+    builder, _, _, _ = built
+    x = next(b for b in builder.results["burstiness"] if b.study.data.kind == "text")
+    Xtr, ytr, Xte, yte = S.split_xy(x.study)
+    dcm = bnb.DirichletCompoundNB().fit(Xtr, ytr)
+    check = distinct_words_check(dcm, Xte, yte, n_replicates=20, random_seed=builder.seed)
+    row = x.table.loc["DCM (MAP)"]
+    assert row["replicated"] == pytest.approx(check["replicated_mean"])
+    assert row["observed"] == pytest.approx(np.mean(np.diff(Xte.tocsr().indptr)))
+    assert row["accuracy"] == pytest.approx(np.mean(dcm.predict(Xte) == yte))
+    assert f"{x.table['observed'].iloc[0]:.3g}" in x.reading
+
+
 def test_reliability_equal_mass_bins_by_hand():
     proba = np.array([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4], [0.45, 0.55], [0.99, 0.01], [0.3, 0.7]])
     y = np.array([0, 0, 0, 1, 0, 1])  # right, wrong, right, right, right, right
@@ -295,6 +396,13 @@ def test_report_renders_in_headless_chromium(built, tmp_path):
     dom = subprocess.run(
         [*base, "--dump-dom", url], capture_output=True, text=True, timeout=180
     ).stdout
-    for title in ("Overview", "Estimates side by side", "Smoothing diagnostics", "Gaussian"):
+    for title in (
+        "Overview",
+        "Estimates side by side",
+        "Most informative features",
+        "Smoothing diagnostics",
+        "Against discriminative baselines",
+        "Gaussian",
+    ):
         assert title in dom
     assert dom.count("<img") == index.read_text(encoding="utf-8").count("<img")

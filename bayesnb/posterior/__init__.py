@@ -6,6 +6,7 @@ DESIGN.md §1 as log-probability tables.
 """
 
 from bayesnb.posterior.discrete import BetaPosterior, DirichletPosterior
+from bayesnb.posterior.gamma import GammaPosterior
 from bayesnb.posterior.gaussian import NormalInverseWishartPosterior
 
-__all__ = ["BetaPosterior", "DirichletPosterior", "NormalInverseWishartPosterior"]
+__all__ = ["BetaPosterior", "DirichletPosterior", "GammaPosterior", "NormalInverseWishartPosterior"]

@@ -7,9 +7,12 @@ base64 PNG, no external URL, no JavaScript) plus the same figures as files in
 
 Sections: overview, the saved model (when reporting one), data, estimates side by side
 (metrics table from :func:`bayesnb.compare`, reliability diagrams), parameters (ArviZ forest
-plot, shrinkage), smoothing diagnostics (deleted estimation, log evidence over α), sampler
-diagnostics (NUTS against the exact posterior; optional), posterior predictive checks, event
-models compared, and GDA (linear link, learning curve, decision regions).
+plot, shrinkage), most informative features (posterior log-odds ratios with intervals),
+smoothing diagnostics (deleted estimation, log evidence over α), sampler diagnostics (NUTS
+against the exact posterior; optional), posterior predictive checks, event models compared,
+naive Bayes against scikit-learn baselines (ComplementNB, logistic regression), Poisson
+against multinomial (the length term), burstiness (the DCM's distinct-words check), and GDA
+(linear link, learning curve, decision regions).
 """
 
 from __future__ import annotations
@@ -52,6 +55,13 @@ def _settings(quick: bool) -> dict:
         "grid_size": 200,
         "nuts": {"n_features": 30, "draws": 500, "tune": 500, "chains": 4},
     }
+
+
+def _available(module: str) -> bool:
+    """Whether an optional bayesnb model module is installed (its section is planned then)."""
+    from importlib.util import find_spec
+
+    return find_spec(module) is not None
 
 
 def _pick(studies: Sequence[Study], models: Sequence[str], prefer_text: bool = True):
@@ -152,6 +162,16 @@ class ReportBuilder:
                     ),
                 )
             )
+        info = _pick(self.studies, ("multinomial", "bernoulli"))
+        if info is not None:
+            add(
+                (
+                    f"informative features: {info.label}",
+                    lambda info=info: self._put(
+                        "informative", info, S.informative(info, seed=seed)
+                    ),
+                )
+            )
         if nuts_tree is not None and saved:
             s = saved[0]
             add(
@@ -195,6 +215,28 @@ class ReportBuilder:
                         lambda same=same: self._put("events", same[0], S.event_models(same)),
                     )
                 )
+            multi = next((s for s in same if s.model == "multinomial"), None)
+            if multi is not None:
+                add(
+                    (
+                        f"baselines: {d.name}",
+                        lambda same=same: self._put("baselines", same[0], S.baselines(same)),
+                    )
+                )
+                if _available("bayesnb.poisson"):
+                    add(
+                        (
+                            f"Poisson against multinomial: {d.name}",
+                            lambda m=multi: self._put("poisson", m, S.poisson_vs_multinomial(m)),
+                        )
+                    )
+                if _available("bayesnb.dcm"):
+                    add(
+                        (
+                            f"burstiness (DCM): {d.name}",
+                            lambda m=multi: self._put("burstiness", m, S.burstiness(m, seed=seed)),
+                        )
+                    )
         for s in self.studies:
             if s.model == "gda":
                 add(
@@ -324,6 +366,40 @@ class ReportBuilder:
                     ],
                 )
             )
+        if "informative" in r:
+            x = r["informative"][0]
+            perc = round(100 * x.ci_prob)
+            shown = x.table[x.table["rank"] <= 5][
+                ["class", "versus", "rank", "feature", "mean", "sd", f"eti{perc}_lb",
+                 f"eti{perc}_ub", "count", "count_versus"]
+            ].rename(columns={"count_versus": "count (versus)"})  # fmt: skip
+            out.append(
+                Section(
+                    "informative",
+                    "Most informative features",
+                    "bayesnb.most_informative_features: the posterior log-odds ratio "
+                    "log(φ_a / φ_b) of a feature between two classes, with its exact mean "
+                    "(digamma differences) and an equal-tailed credible interval from exact "
+                    "posterior draws, for each class against the class its held-out documents "
+                    "are most often mistaken for.",
+                    [
+                        Block(
+                            x.study.label,
+                            x.reading,
+                            [("Top 5 features of each pair", shown.set_index("class"))],
+                            [
+                                Figure(
+                                    f"informative-{x.study.data.name}",
+                                    self._draw(F.plot_informative, x),
+                                    "Posterior mean (dot) and "
+                                    f"{perc}% equal-tailed interval (line) of log(φ_a / φ_b); "
+                                    "orange: features never seen in the rival class.",
+                                )
+                            ],
+                        )
+                    ],
+                )
+            )
         if "smoothing" in r:
             sm = r["smoothing"][0]
             table = sm.deleted.set_index("r")[["pairs", "held_out", "mle", "laplace", "evidence"]]
@@ -425,6 +501,132 @@ class ReportBuilder:
                     "Event models compared",
                     "The same documents seen as binary presence (Bernoulli), token counts "
                     "(multinomial) or values per feature (categorical).",
+                    blocks,
+                )
+            )
+        if "baselines" in r:
+            blocks = []
+            cols = {
+                "alpha": "α",
+                "accuracy": "accuracy",
+                "accuracy_gap": "gap to α = 1 (points)",
+                "accuracy_gap_se": "± paired SE",
+                "log_loss": "log loss",
+                "ece": "ECE",
+                "lpd_per_doc": "log p(y|x) / doc",
+                "n_parameters": "parameters",
+            }
+            for x in r["baselines"]:
+                t = x.table[list(cols)].copy()
+                t[["accuracy_gap", "accuracy_gap_se"]] *= 100  # percentage points
+                t = t.rename(columns=cols)
+                t.index.name = "model"
+                blocks.append(
+                    Block(
+                        x.data.name,
+                        x.reading,
+                        [(f"bayesnb.compare on {len(x.data.test)} held-out documents", t)],
+                        [
+                            Figure(
+                                f"baselines-{x.data.name}",
+                                self._draw(F.plot_baselines, x),
+                                "Grey: α = 1; blue: α by maximum evidence; purple: "
+                                "scikit-learn baselines. Dotted line: multinomial NB, α = 1.",
+                            )
+                        ],
+                    )
+                )
+            out.append(
+                Section(
+                    "baselines",
+                    "Against discriminative baselines",
+                    "The generative models beside scikit-learn's ComplementNB (Rennie et al. "
+                    "2003: each class scored by the complement of its word distribution, built "
+                    "for skewed class sizes) and L2 logistic regression, on the same split. The "
+                    "baselines have no posterior, so no PSIS-LOO.",
+                    blocks,
+                )
+            )
+        if "poisson" in r:
+            blocks = []
+            for x in r["poisson"]:
+                t = x.table[["alpha", "accuracy", "lpd_per_doc"]].copy()
+                t["Δ accuracy (points)"] = 100 * x.table["accuracy_vs_multinomial"]
+                t["± SE (points)"] = 100 * x.table["accuracy_vs_multinomial_se"]
+                t["Δ log p(y|x) / doc"] = x.table["lpd_per_doc_vs_multinomial"]
+                t["± SE (nats)"] = x.table["lpd_per_doc_vs_multinomial_se"]
+                t = t.rename(columns={"alpha": "α", "lpd_per_doc": "log p(y|x) / doc"})
+                blocks.append(
+                    Block(
+                        x.study.data.name,
+                        x.reading,
+                        [
+                            (
+                                "Held-out labels, posterior means (Δ: Poisson − multinomial)",
+                                t,
+                            ),
+                            ("Training lengths per class against the Poisson's Λ_c", x.lengths),
+                        ],
+                        [
+                            Figure(
+                                f"poisson-{x.study.data.name}",
+                                self._draw(F.plot_poisson, x),
+                                "Left: observed lengths (mean ± sd) and the Poisson's (Λ_c ± "
+                                "√Λ_c). Right: held-out label log density; squares: Poisson.",
+                            )
+                        ],
+                    )
+                )
+            out.append(
+                Section(
+                    "poisson",
+                    "Poisson against multinomial",
+                    "Poisson naive Bayes (a Gamma(α, 1) prior on every rate) models each count "
+                    "independently, and so the length of a document; the multinomial conditions "
+                    "on the length. Same α, same split.",
+                    blocks,
+                )
+            )
+        if "burstiness" in r:
+            blocks = []
+            cols = {
+                "accuracy": "accuracy",
+                "lpd_per_doc": "log p(y|x) / doc",
+                "observed": "distinct (real)",
+                "replicated": "distinct (copies)",
+                "ratio": "ratio",
+                "p_value": "p-value",
+            }
+            for x in r["burstiness"]:
+                blocks.append(
+                    Block(
+                        x.study.data.name,
+                        x.reading,
+                        [
+                            (
+                                "Held-out documents and their generated copies",
+                                x.table.rename(columns=cols),
+                            ),
+                            ("Mean distinct features per document, by class", x.per_class),
+                        ],
+                        [
+                            Figure(
+                                f"burstiness-{x.study.data.name}",
+                                self._draw(F.plot_burstiness, x),
+                                "Mean distinct features per held-out document: real (diamonds) "
+                                "and generated copies of the same class and length.",
+                            )
+                        ],
+                    )
+                )
+            out.append(
+                Section(
+                    "burstiness",
+                    "Burstiness: the Dirichlet-compound-multinomial",
+                    "bayesnb.dcm.distinct_words_check: every held-out document is generated again "
+                    "by each model (same class, same length) and the distinct words of the copies "
+                    "are counted. The DCM (Madsen, Kauchak & Elkan 2005) draws a word "
+                    "distribution per document, so words repeat within a document as in text.",
                     blocks,
                 )
             )
@@ -536,6 +738,8 @@ class ReportBuilder:
                 "predicts held-out labels best "
                 f"({S.fmt(t.loc[top, 'lpd_per_doc'])} nats per document)."
             )
+        for b in self.results.get("baselines", []):
+            items.append(S.baselines_headline(b))
         for smp in self.results.get("sampler", []):
             if smp.ok:
                 z = float(smp.agreement["max |Δ| / MCSE"].max())

@@ -19,13 +19,17 @@ from bayesnb.report import sections as S
 
 __all__ = [
     "DPI",
+    "plot_baselines",
+    "plot_burstiness",
     "plot_data_summary",
     "plot_deleted_estimation",
     "plot_event_models",
     "plot_forest",
     "plot_gda_coefficients",
     "plot_gda_regions",
+    "plot_informative",
     "plot_learning_curve",
+    "plot_poisson",
     "plot_ppc",
     "plot_rank",
     "plot_reliability",
@@ -494,6 +498,152 @@ def plot_event_models(result: S.EventModelResult) -> bytes:
         ax.set_yticklabels(t.index)
         ax.set_xlabel("held-out log p(y | x) per document (± 2 paired SE of the gap to the best)")
         ax.set_title(f"Event models on {result.data.name} (full-Bayes scoring)")
+        return to_png(fig)
+
+
+# -- baselines ----------------------------------------------------------------------------------
+def _baseline_color(name: str) -> str:
+    if "scikit-learn" in name:
+        return COLORS["logistic"]
+    return COLORS["evidence"] if "evidence" in name else COLORS["mle"]
+
+
+def plot_baselines(result: S.BaselineResult) -> bytes:
+    """Accuracy and label log density of every model, ± 2 paired SE of the gap to α = 1."""
+    t = result.table.iloc[::-1]
+    with _style():
+        fig, axes = _subplots(1, 2, figsize=(10, 0.9 + 0.45 * len(t)), sharey=True)
+        y = np.arange(len(t))
+        colors = [_baseline_color(k) for k in t.index]
+        panels = (
+            ("accuracy", "held-out accuracy"),
+            ("lpd_per_doc", "held-out log p(y | x) per document"),
+        )
+        for ax, (col, label) in zip(axes, panels, strict=True):
+            ax.errorbar(
+                t[col], y, xerr=2 * t[f"{col}_gap_se"], fmt="none", ecolor="#333333", capsize=3
+            )
+            ax.scatter(t[col], y, color=colors, s=50, zorder=3)
+            ax.axvline(t.loc[result.reference, col], color=COLORS["mle"], ls=":", lw=1)
+            ax.set_xlabel(label)
+        axes[0].set_yticks(y)
+        axes[0].set_yticklabels(t.index)
+        fig.suptitle(
+            f"{result.data.name}: naive Bayes beside scikit-learn baselines "
+            "(bars: ± 2 paired SE of the gap to α = 1)",
+            fontsize=11,
+        )
+        return to_png(fig)
+
+
+# -- most informative features ------------------------------------------------------------------
+def plot_informative(result: S.InformativeResult) -> bytes:
+    """One panel per (class, rival): posterior mean log-odds and equal-tailed interval."""
+    t = result.table
+    perc = round(100 * result.ci_prob)
+    lb, ub = f"eti{perc}_lb", f"eti{perc}_ub"
+    k = len(result.pairs)
+    ncols = 2 if k > 1 else 1
+    nrows = -(-k // ncols)
+    n = int(t["rank"].max())
+    with _style():
+        fig, axes = _subplots(
+            nrows, ncols, figsize=(5.2 * ncols, 0.7 + nrows * (0.6 + 0.26 * n)), squeeze=False
+        )
+        groups = t.groupby(["class", "versus"], sort=False)
+        for ax, ((a, b), g) in zip(axes.ravel(), groups, strict=False):
+            y = np.arange(len(g))[::-1]
+            both = (g["count_versus"] > 0).to_numpy()
+            ax.hlines(y, g[lb], g[ub], color=np.where(both, "#1f77b4", "#ff7f0e"), lw=2)
+            ax.scatter(g["mean"], y, color="#1d2330", s=18, zorder=3)
+            ax.axvline(0.0, color="#999999", lw=1)
+            ax.set_yticks(y)
+            ax.set_yticklabels(g["feature"].astype(str), fontsize=9)
+            ax.set_title(f"{a} vs {b}", fontsize=10)
+            ax.grid(axis="y", visible=False)
+        for ax in axes.ravel()[k:]:
+            ax.set_axis_off()
+        for ax in axes[-1]:
+            if ax.axison:
+                ax.set_xlabel("log(φ_a / φ_b), nats")
+        fig.suptitle(
+            f"{result.study.label}: most informative features, posterior mean and "
+            f"{perc}% interval (orange: never seen in the rival class)",
+            fontsize=11,
+        )
+        return to_png(fig)
+
+
+# -- Poisson and DCM ----------------------------------------------------------------------------
+def plot_poisson(result: S.PoissonResult) -> bytes:
+    """Class lengths against the Poisson's, and the label log density of the four models."""
+    L = result.lengths
+    t = result.table.iloc[::-1]
+    with _style():
+        fig, (ax, bx) = _subplots(1, 2, figsize=(11, 0.9 + max(0.42 * len(L), 0.45 * len(t))))
+        y = np.arange(len(L))[::-1]
+        ax.errorbar(
+            L["mean length"], y, xerr=np.sqrt(L["variance"]), fmt="o", color="#1d2330",
+            capsize=3, label="observed (± sd)",
+        )  # fmt: skip
+        for col, color, dy in (
+            ("Λ (α = 1)", COLORS["mle"], 0.18),
+            ("Λ (α = evidence)", COLORS["evidence"], -0.18),
+        ):
+            ax.errorbar(
+                L[col], y + dy, xerr=np.sqrt(L[col]), fmt="s", color=color, capsize=3,
+                label=f"Poisson {col.split(' ', 1)[1]} (± sd)",
+            )  # fmt: skip
+        ax.set_yticks(y)
+        ax.set_yticklabels(L.index)
+        ax.set_xlabel("document length (training)")
+        fig.legend(
+            *ax.get_legend_handles_labels(),
+            loc="outside lower left",
+            ncols=3,
+            frameon=False,
+            fontsize=8,
+        )
+        ax.set_title("Length per class: data against the Poisson model")
+        yy = np.arange(len(t))
+        colors = [COLORS["evidence"] if "evidence" in k else COLORS["mle"] for k in t.index]
+        markers = ["s" if k.startswith("Poisson") else "o" for k in t.index]
+        for yi, (_, row) in enumerate(t.iterrows()):
+            bx.scatter(row["lpd_per_doc"], yi, color=colors[yi], marker=markers[yi], s=50)
+            se = row.get("lpd_per_doc_vs_multinomial_se", np.nan)
+            if np.isfinite(se):
+                bx.errorbar(row["lpd_per_doc"], yi, xerr=2 * se, fmt="none", ecolor="#333333")
+        bx.set_yticks(yy)
+        bx.set_yticklabels(t.index)
+        bx.set_xlabel("held-out log p(y | x) per document (± 2 paired SE vs multinomial)")
+        bx.set_title("Held-out labels")
+        fig.suptitle(f"{result.study.data.name}: Poisson against multinomial naive Bayes")
+        return to_png(fig)
+
+
+def plot_burstiness(result: S.BurstinessResult) -> bytes:
+    """Mean distinct words per document by class: real against each model's copies."""
+    pc = result.per_class.iloc[::-1]
+    colors = {
+        "observed": "#1d2330",
+        "multinomial, α = 1": COLORS["mle"],
+        "multinomial, α = evidence": COLORS["evidence"],
+        "DCM (MAP)": COLORS["bayes"],
+    }
+    feature, doc = S.words(result.study.data)
+    with _style():
+        fig, ax = _subplots(figsize=(8, 1.0 + 0.4 * len(pc)))
+        y = np.arange(len(pc))
+        for col in pc.columns:
+            ax.scatter(
+                pc[col], y, color=colors.get(col, "#888888"), s=60 if col == "observed" else 40,
+                marker="D" if col == "observed" else "o", label=col, zorder=3,
+            )  # fmt: skip
+        ax.set_yticks(y)
+        ax.set_yticklabels(pc.index)
+        ax.set_xlabel(f"mean distinct {feature}s per held-out {doc} (copies: same class, length)")
+        ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        ax.set_title(f"{result.study.data.name}: burstiness check")
         return to_png(fig)
 
 

@@ -7,20 +7,26 @@ Discrete event models in :mod:`bayesnb.scoring.discrete`, Gaussian ones in
 from bayesnb.scoring.discrete import (
     bernoulli_jll,
     categorical_jll,
+    dcm_jll,
     dot_log_table,
     normalize_log_proba,
     normalize_proba,
     polya_jll,
 )
 from bayesnb.scoring.gaussian import gaussian_jll, student_t_jll
+from bayesnb.scoring.poisson import log_factorial_rows, negbin_jll, poisson_jll
 
 __all__ = [
     "bernoulli_jll",
     "categorical_jll",
+    "dcm_jll",
     "dot_log_table",
     "gaussian_jll",
+    "log_factorial_rows",
+    "negbin_jll",
     "normalize_log_proba",
     "normalize_proba",
+    "poisson_jll",
     "polya_jll",
     "student_t_jll",
 ]

@@ -18,6 +18,7 @@ __all__ = [
     "linear_coefficients",
     "linear_jll",
     "mahalanobis",
+    "marginal_factor",
     "needs_centering",
     "student_t_jll",
 ]
@@ -70,6 +71,31 @@ def mahalanobis(X: np.ndarray, locs: np.ndarray, factor: np.ndarray) -> np.ndarr
             Z = _solve(factor[c], (X - locs[c]).T)
             q[:, c] = np.einsum("ij,ij->j", Z, Z)
     return q
+
+
+def marginal_factor(factor: np.ndarray, observed: np.ndarray) -> np.ndarray:
+    """Lower Cholesky factor of the principal sub-block ``Σ[O, O]``, from that of ``Σ``.
+
+    ``Σ[O, O] = L[O, :] L[O, :]ᵀ``; the QR decomposition ``L[O, :]ᵀ = Q R`` gives
+    ``Σ[O, O] = Rᵀ R``, so ``Rᵀ`` (columns signed to a positive diagonal) is its Cholesky
+    factor, found without forming the product (which would square the condition number).
+
+    Parameters
+    ----------
+    factor : ndarray of shape (d, d) or (n_classes, d, d)
+        Lower Cholesky factor(s) of the full covariance or scale matrix.
+    observed : ndarray of int
+        The kept coordinates O.
+
+    Returns
+    -------
+    ndarray of shape (|O|, |O|) or (n_classes, |O|, |O|)
+    """
+    rows = factor[..., observed, :]
+    r = np.linalg.qr(np.swapaxes(rows, -1, -2), mode="r")
+    lower = np.swapaxes(r, -1, -2)
+    diag = np.diagonal(lower, axis1=-2, axis2=-1)
+    return lower * np.where(diag < 0, -1.0, 1.0)[..., None, :]
 
 
 def _log_det(factor: np.ndarray) -> np.ndarray:

@@ -119,21 +119,36 @@ def category_codes(X, offsets: np.ndarray, n_categories: np.ndarray) -> sp.csr_m
 
 
 def count_categories(
-    X, codes: np.ndarray, weights: np.ndarray, n_classes: int, n_categories: np.ndarray
+    X,
+    codes: np.ndarray,
+    weights: np.ndarray,
+    n_classes: int,
+    n_categories: np.ndarray,
+    missing=None,
 ) -> np.ndarray:
     """Per-class category counts over the concatenated category axis, shape (K, Σ_j (k_j+1)).
 
     Every training value must be below ``n_categories[j]`` (the caller grows the category
-    axis first), so the pooled unseen slot of each feature counts zero.
+    axis first), so the pooled unseen slot of each feature counts zero. ``missing`` (the
+    indicator of missing cells, see :mod:`bayesnb.stats.missing`; ``X`` holds 0 or nothing
+    there) keeps missing cells out of every count.
     """
     offsets = category_offsets(n_categories)
     counts = count_features(category_codes(X, offsets, n_categories), codes, weights, n_classes)
+    lost = 0.0
+    if missing is not None:
+        M = missing if sp.issparse(missing) else np.asarray(missing, dtype=np.float64)
+        lost = count_features(M, codes, weights, n_classes)  # missing cells per (c, j)
     if sp.issparse(X):
         # Implicit zeros are category 0: N_c minus the documents with any other value.
         n_c = count_classes(codes, weights, n_classes)
         for j, off in enumerate(offsets):
             k = n_categories[j]
             counts[:, off] = n_c - counts[:, off + 1 : off + k + 1].sum(axis=1)
+    if missing is not None:
+        # Dense: the zero-filled missing cells were counted as category 0; sparse: they are
+        # among the documents without another value.
+        counts[:, offsets] -= lost
     return counts
 
 

@@ -49,6 +49,16 @@ def count_lengths(X, codes: np.ndarray, weights: np.ndarray, n_classes: int) -> 
     np.rint(lengths, out=lengths)
     lengths = lengths.astype(np.intp)
     width = int(lengths.max()) + 1 if lengths.size else 1
+    if n_classes * width > 4 * lengths.size + 4096:
+        # Lengths far beyond the number of documents (one document of 2^40 tokens): a dense
+        # (class, length) key space would be that large, so sum sparse triplets instead.
+        out = sp.csr_matrix(
+            (np.asarray(weights, dtype=np.float64), (np.asarray(codes, dtype=np.intp), lengths)),
+            shape=(n_classes, width),
+        )
+        out.sum_duplicates()
+        out.eliminate_zeros()
+        return out
     key = np.asarray(codes, dtype=np.intp) * width + lengths
     hist = np.bincount(
         key, weights=np.asarray(weights, dtype=np.float64), minlength=n_classes * width

@@ -1,0 +1,286 @@
+"""Most informative features: posterior log-odds ratios of one class against another.
+
+For an ordered pair of classes (a, b) and feature j the quantity ranked is the log-ratio of
+the two classes' parameters,
+
+- MultinomialNB: ``log(φ_aj / φ_bj)``, φ_c the class's word distribution. Under the
+  Dirichlet(α_c·) posterior the marginal of φ_aj is Beta(α_aj, A_a − α_aj) with
+  ``A_a = Σ_j α_aj``, so ``E[log φ_aj] = ψ(α_aj) − ψ(A_a)`` and
+  ``Var[log φ_aj] = ψ'(α_aj) − ψ'(A_a)``;
+- BernoulliNB: ``log(θ_aj / θ_bj)`` with θ_aj ~ Beta(a_aj, b_aj), the same formulas with
+  ``A = a + b``;
+- PoissonNB (when installed): ``log(λ_aj / λ_bj)`` with λ_aj ~ Gamma(shape, rate),
+  ``E[log λ] = ψ(shape) − log(rate)`` and ``Var[log λ] = ψ'(shape)``.
+
+The classes' posteriors are independent, so the mean and the standard deviation of the
+log-ratio are exact (digamma differences, trigamma sums). The equal-tailed credible interval
+is a quantile of the exact posterior of the log-ratio, the difference of two independent
+log-Beta (log-Gamma) variables, which has no closed-form quantile: it is estimated from
+``draws`` exact independent posterior draws (seeded by ``random_seed``). With the default
+10 000 draws the Monte Carlo error of a 5% tail probability is about ±0.002, far below the
+interval's width. Draws are made in log space (``log G = log G' + log U / s`` for a
+Gamma(s < 1) variable, G' ~ Gamma(s + 1)), so tiny concentrations never underflow to log 0.
+
+Features are ranked by the exact posterior mean of the log-ratio (largest first), only the
+top ``n`` of each pair get draws, so a 10⁵-word vocabulary costs one digamma table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from numbers import Integral, Real
+
+import numpy as np
+import pandas as pd
+from scipy.special import digamma, polygamma
+
+from bayesnb.validation import check_fitted
+
+__all__ = ["most_informative_features"]
+
+_SUPPORTED = "MultinomialNB, BernoulliNB and PoissonNB"
+
+
+def _log_gamma_draws(rng: np.random.Generator, shape: np.ndarray, size: int) -> np.ndarray:
+    """log of Gamma(shape, 1) draws, shape (size, *shape.shape), stable for tiny shapes.
+
+    For s < 1, G = G' · U^(1/s) with G' ~ Gamma(s + 1) and U ~ Uniform(0, 1); taking logs
+    keeps draws that would underflow to 0 in linear space.
+    """
+    shape = np.asarray(shape, dtype=np.float64)
+    small = shape < 1.0
+    g = rng.standard_gamma(np.where(small, shape + 1.0, shape), size=(size, *shape.shape))
+    out = np.log(g)
+    if small.any():
+        u = rng.random(size=(size, *shape.shape))
+        out += np.where(small, np.log(u) / shape, 0.0)
+    return out
+
+
+def _log_beta_draws(rng: np.random.Generator, a: np.ndarray, b: np.ndarray, size: int):
+    """log X for X ~ Beta(a, b): log G_a − log(G_a + G_b), computed in log space."""
+    la = _log_gamma_draws(rng, a, size)
+    lb = _log_gamma_draws(rng, b, size)
+    return la - np.logaddexp(la, lb)
+
+
+def _marginals(est) -> tuple[str, dict[str, np.ndarray]]:
+    """The model kind and the (class, feature) marginal parameters of the log-parameter."""
+    kind = getattr(est, "_model_kind", None)
+    if kind not in ("multinomial", "bernoulli", "poisson"):
+        if kind in ("categorical", "gda"):
+            why = (
+                "CategoricalNB has one probability vector per feature (no single per-feature "
+                "parameter to compare)"
+                if kind == "categorical"
+                else "GDA has no per-class feature probabilities (compare its coef_ instead)"
+            )
+            raise TypeError(f"most_informative_features: {why}; it supports {_SUPPORTED}")
+        raise TypeError(
+            f"most_informative_features does not support {type(est).__name__}; it supports "
+            f"fitted bayesnb {_SUPPORTED}"
+        )
+    check_fitted(est)
+    post = est.posterior_
+    if kind == "multinomial":
+        conc = np.asarray(post.concentration, dtype=np.float64)
+        total = conc.sum(axis=1, keepdims=True)
+        # UNK pooling: every pooled column shares the pooled slot's marginal.
+        pooled = est._pooled
+        if pooled is None:
+            cols = np.arange(est.n_features_in_)
+        else:
+            cols = np.empty(est.n_features_in_, dtype=np.intp)
+            cols[~pooled] = np.arange(int((~pooled).sum()))
+            cols[pooled] = conc.shape[1] - 1
+        a = conc[:, cols]
+        return kind, {"a": a, "b": np.broadcast_to(total, a.shape) - a}
+    if kind == "bernoulli":
+        a = np.asarray(post.a, dtype=np.float64)
+        return kind, {"a": a, "b": np.broadcast_to(np.asarray(post.b, dtype=np.float64), a.shape)}
+    shape = np.asarray(post.shape, dtype=np.float64)
+    rate = np.broadcast_to(np.asarray(post.rate, dtype=np.float64), shape.shape)
+    return kind, {"shape": shape, "rate": rate}
+
+
+def _moments(kind: str, m: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Exact E[log parameter] and Var[log parameter], each (n_classes, n_features)."""
+    if kind == "poisson":
+        return digamma(m["shape"]) - np.log(m["rate"]), polygamma(1, m["shape"])
+    a, b = m["a"], m["b"]
+    return digamma(a) - digamma(a + b), polygamma(1, a) - polygamma(1, a + b)
+
+
+def _draw(kind: str, m: dict[str, np.ndarray], c: int, cols: np.ndarray, rng, size: int):
+    """Exact posterior draws of log parameter of class ``c`` at ``cols``: (size, len(cols))."""
+    if kind == "poisson":
+        return _log_gamma_draws(rng, m["shape"][c, cols], size) - np.log(m["rate"][c, cols])
+    return _log_beta_draws(rng, m["a"][c, cols], m["b"][c, cols], size)
+
+
+def _pairs(classes, labels: np.ndarray) -> list[tuple[int, int]]:
+    """Ordered class-index pairs from ``classes`` (None, a list of labels, or of pairs)."""
+    k = labels.size
+    lookup = {str(c): i for i, c in enumerate(labels)}
+
+    def index(c) -> int:
+        key = str(c)
+        if key not in lookup:
+            raise ValueError(
+                f"classes holds {c!r}, which is not a class of the model {list(labels)!r}"
+            )
+        return lookup[key]
+
+    if classes is None:
+        return [(i, j) for i in range(k) for j in range(k) if i != j]
+    if isinstance(classes, str) or not isinstance(classes, Sequence | np.ndarray):
+        raise TypeError(
+            "classes must be None, a list of class labels, or a list of (class, versus) "
+            f"pairs, got {classes!r}"
+        )
+    items = list(classes)
+    if not items:
+        raise ValueError("classes must name at least one pair of classes, got an empty list")
+    is_pair = [isinstance(x, tuple | list) for x in items]
+    if all(is_pair):
+        out = []
+        for x in items:
+            if len(x) != 2:
+                raise ValueError(f"classes: every pair must be (class, versus), got {x!r}")
+            i, j = index(x[0]), index(x[1])
+            if i == j:
+                raise ValueError(f"classes: a pair must hold two different classes, got {x!r}")
+            out.append((i, j))
+        return list(dict.fromkeys(out))
+    if any(is_pair):
+        raise ValueError("classes must be all class labels or all (class, versus) pairs")
+    idx = list(dict.fromkeys(index(x) for x in items))
+    if len(idx) < 2:
+        raise ValueError(f"classes must name at least two different classes, got {classes!r}")
+    return [(i, j) for i in idx for j in idx if i != j]
+
+
+def _names(est, feature_names) -> np.ndarray:
+    d = est.n_features_in_
+    if feature_names is None:
+        names = getattr(est, "feature_names_in_", None)
+        if names is None:
+            return np.array([f"x{j}" for j in range(d)], dtype=object)
+        return np.asarray([str(x) for x in names], dtype=object)
+    if isinstance(feature_names, str):
+        raise TypeError("feature_names must be a sequence of names, not a single string")
+    names = np.asarray([str(x) for x in feature_names], dtype=object)
+    if names.ndim != 1 or names.size != d:
+        raise ValueError(
+            f"feature_names must hold one name per feature ({d}), got {names.size} names"
+        )
+    return names
+
+
+def most_informative_features(
+    est,
+    n: int = 20,
+    classes=None,
+    ci_prob: float = 0.9,
+    *,
+    feature_names: Sequence[str] | None = None,
+    draws: int = 10_000,
+    random_seed=0,
+) -> pd.DataFrame:
+    """Features with the largest posterior log-odds ratio of one class against another.
+
+    For every ordered pair (a, b) the features are ranked by the exact posterior mean of
+    ``log(φ_aj / φ_bj)`` (MultinomialNB: word probabilities under the Dirichlet posterior;
+    BernoulliNB: presence probabilities under the Beta posterior; PoissonNB: rates under the
+    Gamma posterior), largest first, so the top features are those most indicative of ``a``
+    rather than ``b``. See the module docstring for the formulas.
+
+    Parameters
+    ----------
+    est : fitted bayesnb MultinomialNB, BernoulliNB or PoissonNB
+        The posterior is read from the fitted statistics (the ``estimate`` setting does not
+        matter; an ``alpha="evidence"`` fit uses its learned ``alpha_``).
+    n : int, default 20
+        Features kept per pair (all features when the model has fewer).
+    classes : None, list of labels, or list of (class, versus) pairs, optional
+        None: every ordered pair of classes. A list of labels: every ordered pair among them.
+        A list of pairs: those pairs, in that order.
+    ci_prob : float, default 0.9
+        Probability inside the equal-tailed credible interval (0 < ci_prob < 1).
+    feature_names : sequence of str, optional
+        Names of the columns; default ``est.feature_names_in_``, else ``x0, x1, ...``.
+    draws : int, default 10000
+        Exact posterior draws per pair used for the interval bounds (at least 100).
+    random_seed : int, numpy Generator or None, default 0
+        Seed of the draws.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (pair, feature), pairs in order and features by rank, with columns
+        ``class``, ``versus``, ``rank`` (1 = largest mean), ``feature`` (name), ``column``
+        (index into X), ``mean`` and ``sd`` (exact), ``eti{P}_lb`` and ``eti{P}_ub``
+        (P = ``round(100 ci_prob)``, the ArviZ naming), and ``count`` / ``count_versus`` (the
+        two classes' sufficient statistic for the feature: token counts, document
+        frequencies or summed counts). ``attrs`` records the model, ``ci_prob``, ``draws``
+        and ``random_seed``.
+
+    Raises
+    ------
+    TypeError
+        Unsupported model (CategoricalNB, GDA, a foreign estimator), bad ``classes`` type.
+    ValueError
+        Bad ``n``, ``ci_prob``, ``draws``, ``feature_names`` or classes not in the model.
+    """
+    kind, marg = _marginals(est)
+    if isinstance(n, bool) or not isinstance(n, Integral) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    if isinstance(ci_prob, bool) or not isinstance(ci_prob, Real) or not 0 < ci_prob < 1:
+        raise ValueError(f"ci_prob must be a probability strictly between 0 and 1, got {ci_prob!r}")
+    if isinstance(draws, bool) or not isinstance(draws, Integral) or draws < 100:
+        raise ValueError(f"draws must be an integer >= 100, got {draws!r}")
+    labels = np.asarray(est.classes_)
+    pairs = _pairs(classes, labels)
+    names = _names(est, feature_names)
+    rng = np.random.default_rng(random_seed)
+    mean_log, var_log = _moments(kind, marg)
+    counts = np.asarray(est.feature_count_, dtype=np.float64)
+    d = mean_log.shape[1]
+    n_keep = min(int(n), d)
+    tail = (1.0 - float(ci_prob)) / 2.0
+    perc = round(100 * float(ci_prob))
+    lb, ub = f"eti{perc}_lb", f"eti{perc}_ub"
+    frames = []
+    for a, b in pairs:
+        diff = mean_log[a] - mean_log[b]
+        # Top n by mean; ties broken by column index (stable sort on the negated mean).
+        top = np.argpartition(-diff, n_keep - 1)[:n_keep] if n_keep < d else np.arange(d)
+        top = top[np.lexsort((top, -diff[top]))]
+        sample = _draw(kind, marg, a, top, rng, draws) - _draw(kind, marg, b, top, rng, draws)
+        lo, hi = np.quantile(sample, [tail, 1.0 - tail], axis=0)
+        frames.append(
+            pd.DataFrame(
+                {
+                    "class": labels[a],
+                    "versus": labels[b],
+                    "rank": np.arange(1, n_keep + 1),
+                    "feature": names[top],
+                    "column": top,
+                    "mean": diff[top],
+                    "sd": np.sqrt(var_log[a, top] + var_log[b, top]),
+                    lb: lo,
+                    ub: hi,
+                    "count": counts[a, top],
+                    "count_versus": counts[b, top],
+                }
+            )
+        )
+    out = pd.concat(frames, ignore_index=True)
+    out.attrs = {
+        "model": type(est).__name__,
+        "quantity": {"poisson": "log rate ratio"}.get(kind, "log probability ratio"),
+        "ci_prob": float(ci_prob),
+        "draws": int(draws),
+        "random_seed": random_seed if isinstance(random_seed, int | None) else "generator",
+    }
+    return out
