@@ -31,7 +31,14 @@ from sklearn.utils import Bunch
 from sklearn.utils.validation import validate_data
 
 from bayesnb._base import GenerativeClassifier
-from bayesnb.validation import check_class_alpha, check_estimate, check_fitted
+from bayesnb.validation import (
+    _check_finite,
+    _not_numeric,
+    check_class_alpha,
+    check_estimate,
+    check_fitted,
+    check_missing,
+)
 
 __all__ = ["CLASS_PRIOR_PARAMS", "ColumnwiseNB"]
 
@@ -78,6 +85,31 @@ class _Blocks:
 
 def _is_df(X) -> bool:
     return hasattr(X, "iloc") and hasattr(X, "columns")
+
+
+def _float_values(part) -> np.ndarray | None:
+    """The values of one block's raw columns as floats, or None when they cannot be
+    non-finite (integers) or are not numeric (the block's own validation names that).
+
+    Sparse parts give their stored values; a DataFrame is converted (pandas' missing values
+    ``pd.NA``/``None`` become NaN, as scikit-learn's validation makes them).
+    """
+    if sp.issparse(part):
+        return part.data if part.data.dtype.kind == "f" else None
+    if _is_df(part):
+        try:
+            return part.to_numpy(dtype=np.float64, na_value=np.nan)
+        except (TypeError, ValueError):
+            return None
+    arr = np.asarray(part)
+    if arr.dtype.kind == "f":
+        return arr
+    if arr.dtype.kind == "O":
+        try:
+            return arr.astype(np.float64)
+        except (TypeError, ValueError):
+            return None
+    return None
 
 
 def _default(est, name: str):
@@ -130,6 +162,18 @@ class ColumnwiseNB(GenerativeClassifier):
     remainder : {"drop", "error"}, default "drop"
         Columns that no block selects: ignored (as ``ColumnTransformer``'s default) or an
         error at fit.
+    missing : {"error", "ignore"}, default "error"
+        What a NaN in X (a missing value) does, for every block. ``"error"`` raises a
+        ValueError naming the rows and the columns of X (by name for a DataFrame) that hold
+        NaN. ``"ignore"`` passes NaN to the blocks, which are fitted with ``missing="ignore"``
+        and marginalise their missing features out (each as it would alone: see the
+        ``missing`` parameter of each estimator); a row whose features of one block are all
+        missing gets no evidence from that block. Like the class prior, the setting belongs
+        to this estimator: a block left at its default takes it, a block that sets a
+        different ``missing`` is refused (ValueError), and under ``"ignore"`` every block
+        must have a ``missing`` parameter. Columns no block uses are never read, so a NaN
+        there is not an error. Infinity is refused either way; the PyMC path
+        (``to_pymc``/``fit_pymc``) refuses NaN.
 
     Attributes
     ----------
@@ -172,6 +216,7 @@ class ColumnwiseNB(GenerativeClassifier):
         fit_prior=True,
         class_prior=None,
         remainder="drop",
+        missing="error",
     ):
         self.estimators = estimators
         self.class_alpha = class_alpha
@@ -179,6 +224,7 @@ class ColumnwiseNB(GenerativeClassifier):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.remainder = remainder
+        self.missing = missing
 
     # -- the block spec --------------------------------------------------------------------
     def _spec(self) -> list[tuple[str, object, object]]:
@@ -296,6 +342,20 @@ class ColumnwiseNB(GenerativeClassifier):
                         f"by all blocks and belongs to ColumnwiseNB; set ColumnwiseNB({p}=...) "
                         "instead"
                     )
+            if "missing" in params:
+                own = params["missing"]
+                if own != self.missing and _differs(own, _default(est, "missing")):
+                    raise ValueError(
+                        f"block {name!r} sets missing={own!r} but ColumnwiseNB has "
+                        f"missing={self.missing!r}: missing values are handled alike in every "
+                        f"block; set ColumnwiseNB(missing={own!r}) instead"
+                    )
+            elif self.missing == "ignore":
+                raise ValueError(
+                    f"block {name!r}: {type(est).__name__} has no missing parameter, so it "
+                    "cannot marginalise missing values; with ColumnwiseNB(missing='ignore') "
+                    "every block must support missing='ignore'"
+                )
         return spec
 
     # -- columns -----------------------------------------------------------------------------
@@ -408,6 +468,8 @@ class ColumnwiseNB(GenerativeClassifier):
             own = {k: v for k, v in shared.items() if k in block.get_params(deep=False)}
             if self.estimate is not None and "estimate" in block.get_params(deep=False):
                 own["estimate"] = self.estimate
+            if "missing" in block.get_params(deep=False):
+                own["missing"] = self.missing  # ColumnwiseNB's setting wins (checked above)
             block.set_params(**own)
             block._check_params()  # the block's own checks (alpha, covariance, ...), as its fit
             blocks.append((name, block, idx))
@@ -439,25 +501,89 @@ class ColumnwiseNB(GenerativeClassifier):
             check_class_alpha(self.class_alpha)
         if not isinstance(self.remainder, str) or self.remainder not in _REMAINDER:
             raise ValueError(f"remainder must be one of {_REMAINDER}, got {self.remainder!r}")
+        check_missing(self.missing)
 
     @staticmethod
     def _as_input(X):
         """DataFrames and CSR/CSC matrices as they are, anything else as a 2-D ndarray."""
         if not _is_df(X) and not sp.issparse(X):
-            X = np.asarray(X)
+            try:
+                X = np.asarray(X)
+            except ValueError as exc:  # ragged rows: numpy's message names no argument
+                raise _not_numeric(exc, "X") from None
             if X.ndim != 2:
                 raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}")
         elif sp.issparse(X) and X.format not in ("csr", "csc"):
             X = X.tocsr()
         return X
 
+    def _check_finite_blocks(self, X, parts: list) -> bool:
+        """Refuse infinity (always) and NaN (unless ``missing="ignore"``) in the columns the
+        blocks use, naming the rows and the columns of the whole X; True if a NaN is there.
+
+        Done here rather than by each block so that the message speaks of X (its column
+        positions and DataFrame names), not of a block's slice. One ``sum`` per block decides
+        the common case, as in :func:`bayesnb.validation.check_X`.
+        """
+        found, rows, cols, values = False, [], [], []
+        for (_, _, idx), part in zip(self.estimators_, parts, strict=True):
+            v = _float_values(part)
+            if v is None or v.size == 0:
+                continue
+            with np.errstate(over="ignore", invalid="ignore"):
+                if np.isfinite(v.sum()):
+                    continue
+            nan = bool(np.isnan(v).any())
+            found = found or nan
+            if self.missing == "ignore" and not np.isinf(v).any():
+                continue  # NaN only, and allowed: nothing to report
+            if sp.issparse(part):
+                coo = part.tocoo()
+                bad = ~np.isfinite(coo.data)
+                r, c, x = coo.row[bad], coo.col[bad], coo.data[bad]
+            else:
+                r, c = np.nonzero(~np.isfinite(v))
+                x = v[r, c]
+            rows.append(r)
+            cols.append(idx[c])
+            values.append(x)
+        if rows:
+            # The bad cells as one sparse X-shaped matrix: the message of every other model.
+            cells = sp.csr_matrix(
+                (np.concatenate(values), (np.concatenate(rows), np.concatenate(cols))),
+                shape=(X.shape[0], self.n_features_in_),
+            )
+            _check_finite(self, cells, self.missing)
+        return found
+
     def _block_inputs(self, X) -> list:
-        """Every fitted block's columns of a new X, unvalidated (the PyMC path validates each
-        through its block)."""
+        """Every fitted block's columns of a new X for the PyMC path (which validates each
+        through its block); NaN is refused here, naming ColumnwiseNB and the cells of X."""
         check_fitted(self)
         X = self._as_input(X)
         validate_data(self, X, reset=False, skip_check_array=True)
-        return self._select(X)
+        parts = self._select(X)
+        if self._check_finite_blocks(X, parts):
+            raise ValueError(
+                "X holds NaN (missing values): the PyMC path of ColumnwiseNB declares the "
+                "likelihood of complete data only and does not marginalise missing features. "
+                "Drop or impute the incomplete rows for fit_pymc/to_pymc; the closed-form path "
+                "(predict_proba, sample_posterior, log_evidence) handles missing='ignore'."
+            )
+        return parts
+
+    def _setup_blocks(self, X) -> None:
+        """Resolve and clone the blocks for an X of ``n_features_in_`` columns without
+        reading it (:func:`bayesnb.distributed.fit`: the estimator and the bare copy its
+        workers count with; ``classes_`` is set already).
+
+        Columns are selected by position (a Dask array has no column names); a callable
+        gets the Dask array.
+        """
+        self._setup(X, self._validated_spec())
+        for _, block, idx in self.estimators_:
+            block.classes_ = self.classes_
+            block.n_features_in_ = int(idx.size)
 
     def _check_input(self, X, y=None, *, reset):
         X = self._as_input(X)
@@ -470,8 +596,9 @@ class ColumnwiseNB(GenerativeClassifier):
         else:
             check_fitted(self)
             validate_data(self, X, reset=False, skip_check_array=True)
-        parts, y_out = [], y
-        for (_, block, _), part in zip(self.estimators_, self._select(X), strict=True):
+        parts, y_out, raw = [], y, self._select(X)
+        self._check_finite_blocks(X, raw)  # before the blocks: the message names X's cells
+        for (_, block, _), part in zip(self.estimators_, raw, strict=True):
             if y is None:
                 parts.append(block._check_input(part, reset=reset))
             else:

@@ -259,7 +259,14 @@ class _Packed:
         self.matrix = matrix
 
 
+def _per_block(value) -> bool:
+    """ColumnwiseNB's statistics hold one statistics dictionary per block, in a list."""
+    return isinstance(value, list) and bool(value) and isinstance(value[0], dict)
+
+
 def _pack(value):
+    if _per_block(value):
+        return [{k: _pack(v) for k, v in d.items()} for d in value]
     if not (isinstance(value, np.ndarray) and value.ndim == 2 and value.size):
         return value
     flat = value.ravel()
@@ -274,6 +281,8 @@ def _pack(value):
 
 
 def _unpack(value):
+    if _per_block(value):
+        return [{k: _unpack(v) for k, v in d.items()} for d in value]
     return value.matrix.toarray() if isinstance(value, _Packed) else value
 
 
@@ -326,6 +335,8 @@ def combine_statistics(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
             out[key] = x.merge(z)
         elif sp.issparse(x):
             out[key] = add_length_counts(x, z)
+        elif _per_block(x):
+            out[key] = [combine_statistics(u, v) for u, v in zip(x, z, strict=True)]
         elif isinstance(x, list):
             out[key] = [_add_padded(u, v) for u, v in zip(x, z, strict=True)]
         else:
@@ -386,16 +397,48 @@ def _tree(dask, leaves: list, split_every: int, pack: bool) -> list:
 def _owned(value):
     """``value`` as an array the estimator may add to in place (results can be read-only views
     of a received buffer)."""
+    if _per_block(value):
+        return [{k: _owned(v) for k, v in d.items()} for d in value]
     if isinstance(value, np.ndarray) and not value.flags.writeable:
         return value.copy()
     return value
 
 
+def _gather_direct(client) -> bool | None:
+    """Whether the client fetches results from the workers rather than via the scheduler.
+
+    The client's own ``direct_to_workers`` wins. Otherwise direct when the scheduler listens
+    on loopback: its workers then run on this machine (remote ones could not reach it), so
+    they are reachable, and each K × V table crosses one process boundary instead of two
+    (worker → scheduler → client), which on a ``LocalCluster`` is most of the reduction's
+    cost. None leaves Dask's default (through the scheduler).
+    """
+    if client.direct_to_workers is not None:
+        return client.direct_to_workers
+    from urllib.parse import urlsplit
+
+    try:
+        host = urlsplit(client.scheduler.address).hostname or ""
+    except (AttributeError, ValueError):  # an unusual address or comm: keep Dask's default
+        return None
+    return True if host == "localhost" or host == "::1" or host.startswith("127.") else None
+
+
 def _compute(client, *objs) -> tuple:
+    """The values of ``objs``; on a cluster each is fetched as soon as it is ready, so the
+    first workers' tables travel while the last ones still count."""
     dask, _ = _dask()
-    if client is not None:
-        return tuple(client.gather(client.compute(list(objs))))
-    return dask.compute(*objs)
+    if client is None:
+        return dask.compute(*objs)
+    from distributed import as_completed
+
+    futures = client.compute(list(objs))
+    direct = _gather_direct(client)
+    position = {future.key: i for i, future in enumerate(futures)}
+    results: list = [None] * len(futures)
+    for future in as_completed(futures, loop=client.loop):  # not default_client()
+        results[position[future.key]] = client.gather(future, direct=direct)  # raises errors
+    return tuple(results)
 
 
 # -- fit -------------------------------------------------------------------------------------
@@ -509,6 +552,8 @@ def fit(
     shell = clone(estimator)
     shell.classes_ = classes
     shell.n_features_in_ = int(X.shape[1])
+    if hasattr(shell, "_setup_blocks"):  # ColumnwiseNB: resolve and clone its blocks
+        shell._setup_blocks(X)
     pack = _crosses_processes(client)
     leaves = [
         dask.delayed(_chunk_statistics)(shell, xp, yp, wp, i, pack)
@@ -522,6 +567,8 @@ def fit(
         vars(estimator).pop(attr, None)
     estimator.classes_ = classes
     estimator.n_features_in_ = int(X.shape[1])
+    if hasattr(estimator, "_setup_blocks"):
+        estimator._setup_blocks(X)
     estimator._reset_counts(estimator.n_features_in_)
     estimator._merge_statistics({key: _owned(_unpack(value)) for key, value in total.items()})
     estimator._statistics_changed()

@@ -421,6 +421,10 @@ def save(est, path) -> None:
     os.close(fd)
     try:
         _write_netcdf(tree, tmp)
+        # mkstemp creates the file 0600; give the saved model the permissions of a normal file.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -833,10 +833,7 @@ def _no_pymc_compilation(monkeypatch):
 
 
 # Known raw messages left to the module's owner (strict: the mark fails once they are fixed).
-KNOWN = {
-    "ColumnwiseNB.fit[ragged X]": "ColumnwiseNB._check_input calls np.asarray(X) unguarded",
-    "ColumnwiseNB.partial_fit[ragged X]": "ColumnwiseNB._check_input calls np.asarray(X) unguarded",
-}
+KNOWN: dict[str, str] = {}  # case id -> why it is expected to fail (none today)
 PARAMS = [
     pytest.param(c, id=c.id, marks=pytest.mark.xfail(strict=True, reason=KNOWN[c.id]))
     if c.id in KNOWN

@@ -8,6 +8,8 @@ composed pm.Model against the blocks' exact posteriors.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -551,3 +553,332 @@ def test_nuts_two_blocks_match_the_exact_posteriors(nuts_fit):
     assert np.all(np.abs(nuts_var - exact_var) / se < 4.0)
     assert dt["log_likelihood"]["y"].shape == (4, 1000, 60)
     assert np.all(dt["log_likelihood"]["y"].values <= 0)
+
+
+# -- missing values: missing="error" | "ignore" -----------------------------------------------
+def _mixed_spec(estimate="mean"):
+    """The four event models over the columns of ``_data``; alpha 2 keeps the MAP interior."""
+    return [
+        ("words", MultinomialNB(alpha=2.0, estimate=estimate), WORDS),
+        ("flags", BernoulliNB(alpha=2.0, estimate=estimate), FLAGS),
+        ("cats", CategoricalNB(alpha=2.0, estimate=estimate), CATS),
+        ("real", GDA(covariance="per_class", estimate=estimate), REAL),
+    ]
+
+
+def _with_nan(X, seed=1, rate=0.08):
+    """NaN in random cells, and rows whose features of one block are all missing."""
+    rng = np.random.default_rng(seed)
+    Xn = X.copy()
+    hole = rng.random(X.shape) < rate
+    hole[:12] = False  # (the rows below and complete rows for GDA's first batches)
+    Xn[hole] = np.nan
+    for row, cols in zip(range(4), (WORDS, FLAGS, CATS, REAL), strict=True):
+        Xn[row, cols] = np.nan  # row 0: no word count, row 1: no flag, ...
+    Xn[4, :] = np.nan  # nothing observed: the class prior alone
+    return Xn
+
+
+def _sparse_nan(Xn):
+    """CSR with the NaN stored explicitly (zeros implicit)."""
+    S = sp.csr_matrix(np.where(np.isnan(Xn), 1.0, Xn))  # missing cells stored, as 1 for now
+    S.data[np.isnan(Xn)[S.nonzero()]] = np.nan  # nonzero(): the stored cells in CSR order
+    assert np.isnan(S.data).sum() == np.isnan(Xn).sum()
+    return S
+
+
+def _quiet(f, *args, **kwargs):
+    from bayesnb.validation import MissingValueWarning
+
+    with warnings.catch_warnings():
+        # MultinomialNB's approximate fit and GDA's complete-row fit with NaN say so
+        warnings.simplefilter("ignore", MissingValueWarning)
+        return f(*args, **kwargs)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_missing_ignore_on_clean_data_is_unchanged(sparse):
+    X, y = _data()
+    Xf = sp.csr_matrix(X) if sparse else X
+    ref = ColumnwiseNB(_mixed_spec()).fit(Xf, y)
+    got = ColumnwiseNB(_mixed_spec(), missing="ignore").fit(Xf, y)
+    np.testing.assert_array_equal(got.predict_joint_log_proba(Xf), ref.predict_joint_log_proba(Xf))
+    np.testing.assert_array_equal(got.predict_proba(Xf), ref.predict_proba(Xf))
+    assert got.log_evidence() == ref.log_evidence()
+    assert all(b.missing == "ignore" for _, b, _ in got.estimators_)
+    assert all(b.missing == "error" for _, b, _ in ref.estimators_)
+    assert got.__sklearn_tags__().input_tags.allow_nan
+    assert not ref.__sklearn_tags__().input_tags.allow_nan
+
+
+@pytest.mark.parametrize("estimate", ["map", "mean", "bayes"])
+def test_missing_ignore_is_the_sum_of_block_models_with_missing_ignore(estimate):
+    X, y = _data(n=200)
+    Xn = _with_nan(X)
+    model = _quiet(ColumnwiseNB(_mixed_spec(estimate), missing="ignore").fit, Xn, y)
+    # By hand: every block alone (missing="ignore") on its columns of the same data.
+    alone = [
+        (_quiet(clone(est).set_params(missing="ignore").fit, Xn[:, cols], y), cols)
+        for _, est, cols in _mixed_spec(estimate)
+    ]
+    log_prior = model.class_log_prior_
+    np.testing.assert_allclose(log_prior, alone[0][0].class_log_prior_, rtol=1e-12)
+    # each block's class-conditional term: its joint minus its own class prior
+    terms = [b.predict_joint_log_proba(Xn[:, c]) - b.class_log_prior_ for b, c in alone]
+    joint = log_prior + sum(terms)
+    np.testing.assert_allclose(model.predict_joint_log_proba(Xn), joint, rtol=0, atol=1e-10)
+    proba = np.exp(joint - joint.max(axis=1, keepdims=True))
+    proba /= proba.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(model.predict_proba(Xn), proba, rtol=0, atol=1e-10)
+    # A block whose features are all missing in a row contributes nothing to that row ...
+    for row, term in enumerate(terms):
+        np.testing.assert_allclose(term[row], 0.0, atol=1e-12)
+        others = log_prior + sum(t[row] for k, t in enumerate(terms) if k != row)
+        np.testing.assert_allclose(model.predict_joint_log_proba(Xn)[row], others, atol=1e-10)
+    # ... and a row with nothing observed is scored by the class prior alone.
+    np.testing.assert_allclose(model.predict_log_proba(Xn[4:5])[0], log_prior, atol=1e-12)
+    # the statistics are the blocks' own (Bernoulli's observed trials, GDA's complete rows)
+    flags, real = model.named_estimators_["flags"], model.named_estimators_["real"]
+    np.testing.assert_array_equal(flags.missing_count_, alone[1][0].missing_count_)
+    np.testing.assert_array_equal(real.class_count_, model.class_count_)
+    assert model.log_evidence() == pytest.approx(
+        sum(b.log_evidence() for b, _ in alone) - 3 * class_log_evidence(alone[0][0]), abs=1e-9
+    )
+
+
+def test_missing_ignore_sparse_stays_sparse_and_equals_dense():
+    X, y = _data()
+    Xn = _with_nan(X)
+    S = _sparse_nan(Xn)
+    dense = _quiet(ColumnwiseNB(_mixed_spec(), missing="ignore").fit, Xn, y)
+    sparse = _quiet(ColumnwiseNB(_mixed_spec(), missing="ignore").fit, S, y)
+    parts = sparse._check_input(S, reset=False).parts
+    assert [sp.issparse(p) for p in parts] == [True, True, True, False]  # GDA's slice: dense
+    assert np.isnan(parts[0].data).sum() == np.isnan(Xn[:, WORDS]).sum()
+    np.testing.assert_allclose(
+        sparse.predict_joint_log_proba(S), dense.predict_joint_log_proba(Xn), rtol=1e-12
+    )
+    np.testing.assert_allclose(
+        sparse.predict_joint_log_proba(Xn), dense.predict_joint_log_proba(S), rtol=1e-12
+    )
+
+
+def test_missing_ignore_partial_fit_equals_fit():
+    X, y = _data(n=200)
+    Xn = _with_nan(X)
+    full = _quiet(ColumnwiseNB(_mixed_spec(), missing="ignore").fit, Xn, y)
+    parts = ColumnwiseNB(_mixed_spec(), missing="ignore")
+    for rows in np.array_split(np.arange(len(y)), 4):
+        _quiet(parts.partial_fit, Xn[rows], y[rows], classes=np.unique(y))
+    np.testing.assert_array_equal(parts.class_count_, full.class_count_)
+    for (_, a, _), (_, b, _) in zip(parts.estimators_, full.estimators_, strict=True):
+        np.testing.assert_array_equal(a.class_count_, b.class_count_)
+    np.testing.assert_array_equal(
+        parts.named_estimators_["flags"].missing_count_,
+        full.named_estimators_["flags"].missing_count_,
+    )
+    np.testing.assert_array_equal(
+        parts.named_estimators_["cats"].feature_count_,
+        full.named_estimators_["cats"].feature_count_,
+    )
+    np.testing.assert_allclose(
+        parts.predict_joint_log_proba(Xn), full.predict_joint_log_proba(Xn), rtol=1e-10
+    )
+    assert parts.log_evidence() == pytest.approx(full.log_evidence(), rel=1e-12)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_missing_error_names_the_rows_and_columns_of_x(sparse):
+    X, y = _data()
+    Xn = X.copy()
+    Xn[[3, 7, 7, 12], [2, 2, 11, 14]] = np.nan  # in three blocks
+    Xf = _sparse_nan(Xn) if sparse else Xn
+    msg = (
+        r"NaN \(missing values\) in 4 entries in 3 row\(s\) and 3 column\(s\): rows "
+        r"\[3, 7, 12\], columns \[2, 11, 14\]\. ColumnwiseNB\(missing='error'\) refuses"
+    )
+    with pytest.raises(ValueError, match=msg):
+        ColumnwiseNB(_mixed_spec()).fit(Xf, y)
+    fitted = ColumnwiseNB(_mixed_spec()).fit(X, y)
+    with pytest.raises(ValueError, match=msg):
+        fitted.predict_proba(Xf)
+    with pytest.raises(ValueError, match=msg):
+        fitted.partial_fit(Xf, y)
+    many = X.copy()
+    many[:9, 13] = np.nan
+    with pytest.raises(ValueError, match=r"rows \[0, 1, 2, 3, 4\] \(first 5 of 9\)"):
+        fitted.predict(many)
+    # infinity is refused under either setting, also named in X's coordinates
+    Xi = X.copy()
+    Xi[5, 12] = np.inf
+    for missing in ("error", "ignore"):
+        with pytest.raises(ValueError, match=r"infinity in 1 entry .* rows \[5\], columns \[12\]"):
+            ColumnwiseNB(_mixed_spec(), missing=missing).fit(Xi, y)
+    # a column no block uses is never read: NaN there is no error
+    dropped = ColumnwiseNB([("words", MultinomialNB(), WORDS)]).fit(X, y)
+    Xd = X.copy()
+    Xd[:, 14] = np.nan
+    np.testing.assert_array_equal(dropped.predict_proba(Xd), dropped.predict_proba(X))
+
+
+def test_missing_error_message_uses_dataframe_column_names():
+    X, y = _data()
+    df = _frame(X)
+    df.iloc[[1, 8], [3, 13]] = np.nan
+    with pytest.raises(ValueError, match=r"rows \[1, 8\], columns \['3 \(w3\)', '13 \(age\)'\]"):
+        ColumnwiseNB(_mixed_spec()).fit(df, y)
+    model = _quiet(ColumnwiseNB(_mixed_spec(), missing="ignore").fit, df, y)
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(df),
+        _quiet(
+            ColumnwiseNB(_mixed_spec(), missing="ignore").fit, df.to_numpy(), y
+        ).predict_joint_log_proba(df.to_numpy()),
+        rtol=1e-12,
+    )
+
+
+def test_missing_belongs_to_columnwise_not_to_a_block():
+    X, y = _data()
+    Xn = _with_nan(X)
+    own = [("words", MultinomialNB(missing="ignore"), WORDS), ("real", GDA(), REAL)]
+    with pytest.raises(ValueError, match=r"block 'words' sets missing='ignore'.*ColumnwiseNB\("):
+        ColumnwiseNB(own).fit(X, y)
+    # the same value as ColumnwiseNB's is accepted; the unfitted blocks are left unchanged
+    model = _quiet(ColumnwiseNB(own, missing="ignore").fit, Xn, y)
+    assert model.named_estimators_["real"].missing == "ignore" and own[1][1].missing == "error"
+    assert model.get_params()["real__missing"] == "error"
+    with pytest.raises(ValueError, match="missing must be one of"):
+        ColumnwiseNB(_mixed_spec(), missing="drop").fit(X, y)
+
+    class NoMissing(MultinomialNB):
+        """A third-party block without a missing parameter."""
+
+        def __init__(self, alpha=1.0):
+            super().__init__(alpha=alpha)
+
+    legacy = [("words", NoMissing(), WORDS), ("real", GDA(), REAL)]
+    ColumnwiseNB(legacy).fit(X, y)  # fine without NaN
+    with pytest.raises(ValueError, match=r"block 'words': NoMissing has no missing parameter"):
+        ColumnwiseNB(legacy, missing="ignore").fit(Xn, y)
+
+
+def test_missing_ignore_save_load_round_trip(tmp_path):
+    X, y = _data()
+    Xn = _with_nan(X)
+    model = _quiet(ColumnwiseNB(_mixed_spec("map"), missing="ignore").fit, Xn, y)
+    model.save(tmp_path / "m.nc")
+    loaded = bayesnb.load(tmp_path / "m.nc")
+    assert loaded.missing == "ignore"
+    assert all(b.missing == "ignore" for _, b, _ in loaded.estimators_)
+    np.testing.assert_array_equal(loaded.predict_proba(Xn), model.predict_proba(Xn))
+    assert loaded.log_evidence() == model.log_evidence()
+    np.testing.assert_array_equal(
+        loaded.named_estimators_["flags"].missing_count_,
+        model.named_estimators_["flags"].missing_count_,
+    )
+    _quiet(loaded.partial_fit, Xn[:20], y[:20])  # keeps learning from the loaded state
+    _quiet(model.partial_fit, Xn[:20], y[:20])
+    np.testing.assert_allclose(loaded.predict_proba(Xn), model.predict_proba(Xn), rtol=1e-12)
+    ColumnwiseNB(_mixed_spec()).fit(X, y).save(tmp_path / "plain.nc")
+    assert bayesnb.load(tmp_path / "plain.nc").missing == "error"
+
+
+def test_missing_pymc_path_refuses_nan():
+    X, y = _data()
+    Xn = _with_nan(X)
+    model = _quiet(ColumnwiseNB(_mixed_spec(), missing="ignore").fit, Xn, y)
+    with pytest.raises(ValueError, match=r"PyMC path of ColumnwiseNB .* complete data only"):
+        model.to_pymc(Xn, y)
+    with pytest.raises(ValueError, match=r"PyMC path of ColumnwiseNB .* complete data only"):
+        model.fit_pymc(Xn, y, sample_weight=np.ones(len(y)))
+    with pytest.raises(ValueError, match=r"ColumnwiseNB\(missing='error'\) refuses"):
+        ColumnwiseNB(_mixed_spec()).fit(X, y).to_pymc(Xn, y)
+
+
+# -- Dask: the map-reduce fit and lazy scoring ------------------------------------------------
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_dask_fit_and_predict_equal_memory(sparse):
+    da = pytest.importorskip("dask.array")
+    dask = pytest.importorskip("dask")
+    from bayesnb import distributed
+
+    X, y = _data(n=200)
+    spec = [
+        ("words", MultinomialNB(alpha="evidence"), WORDS),
+        ("flags", BernoulliNB(binarize=0.5), FLAGS),
+        ("cats", CategoricalNB(), CATS),
+        ("real", GDA(covariance="shared"), REAL),
+    ]
+    X[-3:, 10] = 5  # a category seen by the last chunk only: chunks differ in k_j
+    row_chunks, col_chunks = (61, 0, 97, 42), (7, 8)
+    Xf = sp.csr_matrix(X) if sparse else X
+    dX = da.from_array(Xf, chunks=(row_chunks, col_chunks), asarray=not sparse)
+    ref = ColumnwiseNB(spec, class_alpha=2.0).fit(X, y)
+    for scheduler in ("sync", "processes"):  # processes: statistics travel pickled and packed
+        with dask.config.set(scheduler=scheduler):
+            got = distributed.fit(ColumnwiseNB(spec, class_alpha=2.0), dX, y)
+        np.testing.assert_array_equal(got.class_count_, ref.class_count_)
+        for (_, a, _), (_, b, _) in zip(got.estimators_, ref.estimators_, strict=True):
+            np.testing.assert_array_equal(a.class_count_, b.class_count_)
+            if hasattr(b, "feature_count_"):
+                np.testing.assert_array_equal(a.feature_count_, b.feature_count_)
+        np.testing.assert_allclose(
+            got.predict_joint_log_proba(X), ref.predict_joint_log_proba(X), rtol=1e-10
+        )
+        assert got.log_evidence() == pytest.approx(ref.log_evidence(), rel=1e-10)
+    with dask.config.set(scheduler="sync"):
+        proba = distributed.predict_proba(ref, dX)
+        assert isinstance(proba, da.Array)
+        np.testing.assert_array_equal(proba.compute(), ref.predict_proba(X))
+        np.testing.assert_array_equal(ref.predict(dX).compute(), ref.predict(X))
+
+
+def test_dask_fit_with_missing_ignore():
+    da = pytest.importorskip("dask.array")
+    dask = pytest.importorskip("dask")
+    from bayesnb import distributed
+
+    X, y = _data(n=200)
+    Xn = _with_nan(X)
+    Xn[150:] = X[150:]  # a chunk without NaN: its missing counts are scalar zeros
+    ref = _quiet(ColumnwiseNB(_mixed_spec(), missing="ignore").fit, Xn, y)
+    dX = da.from_array(Xn, chunks=(50, 15))
+    with dask.config.set(scheduler="sync"):
+        got = _quiet(distributed.fit, ColumnwiseNB(_mixed_spec(), missing="ignore"), dX, y)
+        np.testing.assert_allclose(
+            distributed.predict_proba(got, dX).compute(), ref.predict_proba(Xn), rtol=1e-10
+        )
+    np.testing.assert_array_equal(
+        got.named_estimators_["flags"].missing_count_,
+        ref.named_estimators_["flags"].missing_count_,
+    )
+    with dask.config.set(scheduler="sync"), pytest.raises(ValueError, match="missing='ignore'"):
+        distributed.fit(ColumnwiseNB(_mixed_spec()), dX, y)
+
+
+def test_dask_fit_packs_sparse_block_tables_across_processes():
+    da = pytest.importorskip("dask.array")
+    dask = pytest.importorskip("dask")
+    from bayesnb import distributed
+
+    rng = np.random.default_rng(3)
+    n, v = 240, 400
+    codes = rng.integers(0, 3, n)
+    words = rng.poisson(0.01 * (1 + codes[:, None]), (n, v))  # a rarely used vocabulary
+    X = np.hstack([words, rng.normal(codes[:, None], 1.0, (n, 2))]).astype(float)
+    spec = [("words", MultinomialNB(), slice(0, v)), ("real", GDA(), [v, v + 1])]
+    ref = ColumnwiseNB(spec).fit(X, codes)
+    dX = da.from_array(sp.csr_matrix(X), chunks=(60, v + 2), asarray=False)
+    # A chunk's K × V word table is mostly zeros: it travels as CSR inside its block's stats.
+    shell = clone(ref)
+    shell.classes_, shell.n_features_in_ = ref.classes_, X.shape[1]
+    shell._setup_blocks(dX)
+    stats = distributed._chunk_statistics(shell, X[:60], codes[:60], None, 0, True)
+    assert isinstance(stats["blocks"][0]["feature_count"], distributed._Packed)
+    with dask.config.set(scheduler="processes"):
+        got = distributed.fit(ColumnwiseNB(spec), dX, codes, classes=[0, 1, 2])
+    words_got, words_ref = got.named_estimators_["words"], ref.named_estimators_["words"]
+    np.testing.assert_array_equal(words_got.feature_count_, words_ref.feature_count_)
+    np.testing.assert_allclose(
+        got.predict_joint_log_proba(X), ref.predict_joint_log_proba(X), rtol=1e-10
+    )

@@ -481,10 +481,10 @@ def test_mismatched_and_non_numeric_input():
         GDA().fit(X, y[:-1])
     Xs = X.astype(object)
     Xs[0, 0] = "abc"
-    with pytest.raises(ValueError, match="X must be a numeric array.*'abc'"):
+    with pytest.raises(ValueError, match=r"X must be a numeric array.*'abc'"):
         GDA().fit(Xs, y)
     df = pd.DataFrame({"a": X[:, 0], "b": ["x"] * len(y)})
-    with pytest.raises(ValueError, match="X must be a numeric array.*'x'"):
+    with pytest.raises(ValueError, match=r"X must be a numeric array.*'x'"):
         GDA().fit(df, y)
     with pytest.raises(TypeError, match=r"[Ss]parse"):
         GDA().fit(sp.csr_matrix(X), y)

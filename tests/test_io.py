@@ -162,6 +162,20 @@ def test_crash_mid_write_keeps_the_old_file(tmp_path, monkeypatch):
     np.testing.assert_array_equal(bnb.load(path).predict_proba(X), old.predict_proba(X))
 
 
+def test_saved_file_has_normal_permissions(tmp_path):
+    # The temporary file behind the atomic write is created 0600; the model must not stay so.
+    import os
+
+    X, y = _data("int")
+    path = tmp_path / "model.nc"
+    umask = os.umask(0o022)
+    try:
+        bnb.MultinomialNB().fit(X, y).save(path)
+    finally:
+        os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o644
+
+
 def test_file_holds_data_only(tmp_path):
     import xarray as xr
 

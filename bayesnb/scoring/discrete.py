@@ -411,8 +411,10 @@ def dcm_jll(X, concentration: np.ndarray, missing=None) -> np.ndarray:
     if missing is not None:
         A = _observed_concentration(np.repeat(A, X.shape[0], axis=0), a, None, missing)
         A = np.maximum(A, 0.0)  # rounding of B − Σ_missing β (0 when nothing seen is left)
-    with np.errstate(invalid="ignore"):
-        jll = gammaln(A) - gammaln(A + n[:, None])
+    # log_rising: no cancellation of the two ln Γ at a large B (the MLE of data that are not
+    # overdispersed); B = 0 gives ln Γ(0) = inf, +inf before the impossible-feature check.
+    with np.errstate(invalid="ignore", divide="ignore"):
+        jll = -log_rising(A, n[:, None])
     jll[np.isnan(jll)] = 0.0  # B = 0 and n = 0: the empty document, probability 1
     jll += _rising_factorial_dot(X, np.where(zero, 1.0, a))
     present = X.copy()
