@@ -471,8 +471,11 @@ def learn_hyperparameters(est) -> None:
 
     Each is the given value, or, for ``"evidence"``, the value maximising
     :func:`log_evidence` (the feature and class terms are separate, so each is maximised on
-    its own). Called by the estimators after every ``fit`` and ``partial_fit``; estimators
-    without an ``alpha`` parameter (GDA) only get ``class_alpha_``.
+    its own). The estimators derive the same values lazily (``GenerativeClassifier.alpha_``
+    and ``class_alpha_`` are properties keyed on their parameters, computed after every
+    ``fit``/``partial_fit`` and again after ``set_params``); this function stores them for the
+    current parameters. Estimators without an ``alpha`` parameter (GDA) only get
+    ``class_alpha_``.
     """
     params = est.get_params(deep=False)
     if "class_alpha" in params:

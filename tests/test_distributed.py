@@ -216,6 +216,35 @@ def test_undeclared_label_raises(scheduler, client):
         )
 
 
+@pytest.mark.parametrize("scheduler", ["threads", "cluster"])
+@pytest.mark.parametrize("model", [bnb.MultinomialNB(), bnb.CategoricalNB()], ids=repr)
+def test_reduction_tree_levels_and_refit_in_place(model, scheduler, client):
+    # split_every=2 over 5 chunks: two levels of tasks (5 -> 3 -> 2), the last two summed by
+    # the caller; the fitted tables are the estimator's own (writeable), so partial_fit adds.
+    X, y = _data()
+    got = _fit_dask(clone(model), _dask_X(X, True), y, scheduler, client, split_every=2)
+    _assert_same_discrete(got, clone(model).fit(X, y))
+    assert all(a.flags.writeable for a in vars(got).values() if isinstance(a, np.ndarray))
+    got.partial_fit(X[:40], y[:40])
+    ref = clone(model).fit(X, y).partial_fit(X[:40], y[:40])
+    _assert_same_discrete(got, ref)
+
+
+def test_cluster_results_come_straight_from_the_workers(client):
+    # A LocalCluster's scheduler listens on loopback: tables skip the scheduler hop, unless
+    # the client says otherwise.
+    assert client.scheduler.address.startswith("tcp://127.0.0.1:")
+    assert client.direct_to_workers is None and bd._gather_direct(client) is True
+    client.direct_to_workers = False
+    try:
+        assert bd._gather_direct(client) is False
+        X, y = _data()
+        got = bd.fit(bnb.MultinomialNB(), _dask_X(X, True), y, client=client)
+        _assert_same_discrete(got, bnb.MultinomialNB().fit(X, y))
+    finally:
+        client.direct_to_workers = None
+
+
 def test_declared_class_without_documents_is_kept():
     X, y = _data()
     got = bd.fit(bnb.MultinomialNB(), _dask_X(X, False), y, classes=["ant", "bee", "cat", "dog"])

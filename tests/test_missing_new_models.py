@@ -89,7 +89,9 @@ def _quiet(f, *args, **kwargs):
 def _triplets(hist) -> dict:
     """A histogram as {(row, col): weight} (widths may differ between equal histograms)."""
     coo = hist.tocoo()
-    return {(int(r), int(c)): float(w) for r, c, w in zip(coo.row, coo.col, coo.data) if w}
+    return {
+        (int(r), int(c)): float(w) for r, c, w in zip(coo.row, coo.col, coo.data, strict=True) if w
+    }
 
 
 # -- "ignore" without NaN is today's model, bit for bit ----------------------------------------
