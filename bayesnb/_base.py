@@ -315,7 +315,11 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
                 return np.log(check_class_prior(self.class_prior, n_classes))
         if not self.fit_prior:
             return np.full(n_classes, -np.log(n_classes))
-        return self.class_posterior_.log_estimate(self.estimate)
+        return self.class_posterior_.log_estimate(self._class_estimate())
+
+    def _class_estimate(self) -> str:
+        """The estimate of the class prior π (``estimate``; ColumnwiseNB's follows its blocks)."""
+        return self.estimate
 
     def _cached(self, key: str, compute):
         check_fitted(self)

@@ -675,26 +675,11 @@ class ColumnwiseNB(GenerativeClassifier):
         implied = {_CLASS_ESTIMATE.get(e, "mean") for e in self._own_estimates}
         return implied.pop() if len(implied) == 1 else "mean"
 
-    def _compute_class_log_prior(self) -> np.ndarray:
-        from bayesnb.validation import check_class_prior
-
-        n_classes = len(self.classes_)
-        if self.class_prior is not None:
-            with np.errstate(divide="ignore"):
-                return np.log(check_class_prior(self.class_prior, n_classes))
-        if not self.fit_prior:
-            return np.full(n_classes, -np.log(n_classes))
-        return self.class_posterior_.log_estimate(self._class_estimate())
-
     def _cached(self, key: str, compute: Callable):
         check_fitted(self)
         tables = self.__dict__.setdefault("_tables", {})
-        params = tuple(
-            (k, id(v) if isinstance(v, np.ndarray) else repr(v))
-            for k, v in sorted(self.get_params(deep=False).items())
-            if k != "estimators"  # the unfitted blocks do not change the fitted model
-        )
-        full_key = (key, params)
+        # The unfitted blocks (``estimators``) do not change the fitted model.
+        full_key = (key, self._params_key(exclude=("estimators",)))
         if full_key not in tables:
             self._check_params()
             tables[full_key] = compute()
@@ -708,16 +693,9 @@ class ColumnwiseNB(GenerativeClassifier):
         0); it is a CSR matrix when some block generates sparse counts (MultinomialNB,
         PoissonNB), otherwise a float64 array.
         """
-        from numbers import Integral
+        from bayesnb.generate import _draw_labels, _generator
 
-        from bayesnb.generate import _generator
-
-        check_fitted(self)
-        if not isinstance(n, Integral) or isinstance(n, bool) or n < 0:
-            raise ValueError(f"n must be a non-negative integer, got {n!r}")
-        rng = np.random.default_rng(random_seed)
-        p = np.exp(self.class_log_prior_)
-        codes = rng.choice(p.shape[0], size=int(n), p=p / p.sum())
+        rng, codes = _draw_labels(self, n, random_seed)
         parts, order = [], []
         for _, block, idx in self._blocks():
             parts.append(_generator(block)(block, codes, rng))

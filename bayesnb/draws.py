@@ -810,17 +810,15 @@ def posterior_summary(est, ci_prob: float = 0.89, features=None) -> xr.Dataset:
         variables |= _dcm_summary(est, ci_prob, feat)
     else:
         post = est.posterior_
-        if kind == "bernoulli":
-            a, b = post.a, post.b
+        if kind in ("bernoulli", "poisson"):
+            # Independent Beta(a, b) or Gamma(shape, rate) cells: summarised in closed form.
+            if kind == "bernoulli":
+                a, b, summary = post.a, post.b, _beta_summary
+            else:
+                a, b, summary = post.shape, post.rate, _gamma_summary
             if feat is not None:
                 a, b = a[:, feat], b[:, feat]
-            fp = _beta_summary(a, b, ci_prob)
-            fdims = ["class", "feature"]
-        elif kind == "poisson":
-            a, rate = post.shape, post.rate
-            if feat is not None:
-                a, rate = a[:, feat], rate[:, feat]
-            fp = _gamma_summary(a, rate, ci_prob)
+            fp = summary(a, b, ci_prob)
             fdims = ["class", "feature"]
         elif kind == "multinomial":
             conc = post.concentration

@@ -85,13 +85,18 @@ def sample(est, n: int, random_seed=None) -> tuple[np.ndarray | sp.csr_matrix, n
         Labels drawn from the class prior, of the dtype of ``est.classes_``.
     """
     impl = _generator(est)
+    rng, codes = _draw_labels(est, n, random_seed)
+    return impl(est, codes, rng), est.classes_[codes]
+
+
+def _draw_labels(est, n: int, random_seed) -> tuple[np.random.Generator, np.ndarray]:
+    """The generator of ``random_seed`` and ``n`` class codes drawn from the class prior."""
     check_fitted(est)
     if not isinstance(n, Integral) or isinstance(n, bool) or n < 0:
         raise ValueError(f"n must be a non-negative integer, got {n!r}")
     rng = np.random.default_rng(random_seed)
     p = np.exp(est.class_log_prior_)
-    codes = rng.choice(p.shape[0], size=int(n), p=p / p.sum())
-    return impl(est, codes, rng), est.classes_[codes]
+    return rng, rng.choice(p.shape[0], size=int(n), p=p / p.sum())
 
 
 def _bernoulli(est, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -339,33 +339,28 @@ def _label_log_likelihood(
 ) -> np.ndarray:
     """log p(y_i | x_i, θ) for every draw and training document, shape (chain, draw, doc).
 
-    The draws are scored by the same code as the exact draws of :mod:`bayesnb.loo`, in blocks
-    of draws of about ``max_bytes``, on the documents and labels the model was declared on
-    (``spec.X``, ``spec.codes``: integer weights expanded).
+    The draws are scored by the same code as the exact draws of :mod:`bayesnb.loo`
+    (``_draws_jll``: a ColumnwiseNB sums its blocks' terms, each block scoring its
+    ``"{block}/{var}"`` draws), in blocks of draws of about ``max_bytes``, on the documents
+    and labels the model was declared on (``spec.X``, ``spec.codes``: integer weights
+    expanded; the PyMC path takes complete data only, so nothing is missing).
     """
-    from bayesnb.loo import _cells_per_draw, _discrete_jll, _gaussian_jll, _label_terms
+    from bayesnb.loo import _cells_per_draw, _draws_jll, _label_terms
 
     pi = posterior["class_prior"]
     n_chains, n_draws, _ = pi.shape
-    X, codes = spec.X, spec.codes
-    block = int(
-        max(1, min(n_draws, max_bytes // (8.0 * _cells_per_draw(est, spec.kind, codes.size))))
-    )
+    kind, codes = spec.kind, spec.codes
+    missing = [None] * len(spec.X.parts) if kind == "columnwise" else None
+    per_draw = 8.0 * _cells_per_draw(est, kind, codes.size)
+    block = int(max(1, min(n_draws, max_bytes // per_draw)))
     out = np.empty((n_chains, n_draws, codes.size))
     for chain in range(n_chains):
         for start in range(0, n_draws, block):
             part = slice(start, start + block)
             with np.errstate(divide="ignore"):
                 log_pi = np.log(pi[chain, part])
-            if spec.kind == "gda":
-                jll = _gaussian_jll(
-                    X, posterior["mean"][chain, part], posterior["cov"][chain, part]
-                )
-            else:
-                table = posterior["feature_rate" if spec.kind == "poisson" else "feature_prob"]
-                if spec.kind == "dcm":  # the Pólya likelihood reads the concentrations
-                    table = posterior["concentration"]
-                jll = _discrete_jll(est, spec.kind, X, table[chain, part])
+            values = {k: v[chain, part] for k, v in posterior.items() if k != "class_prior"}
+            jll = _draws_jll(est, kind, spec.X, missing, values)
             out[chain, part] = _label_terms(jll + log_pi[None], log_pi, codes).T
     return out
 
@@ -421,7 +416,7 @@ def _columnwise_layout(est, spec: ModelSpec, trace, sampler: str, with_log_lik: 
         del tree["sample_stats"]
         dt[name] = tree
     if with_log_lik:
-        ll = _columnwise_label_log_likelihood(est, spec, flat)
+        ll = _label_log_likelihood(est, spec, flat)
         dt["log_likelihood"] = xr.DataTree(
             xr.Dataset(
                 {"y": (("chain", "draw", "doc"), ll)},
@@ -433,28 +428,3 @@ def _columnwise_layout(est, spec: ModelSpec, trace, sampler: str, with_log_lik: 
             )
         )
     return dt
-
-
-def _columnwise_label_log_likelihood(
-    est, spec: ModelSpec, posterior: dict[str, np.ndarray], max_bytes: float = 1e8
-) -> np.ndarray:
-    """log p(y_i | x_i, θ) of a ColumnwiseNB's NUTS draws, (chain, draw, doc): every block's
-    draws scored by :mod:`bayesnb.loo` on its documents, summed, plus the one class prior."""
-    from bayesnb.loo import _cells_per_draw, _draws_jll, _label_terms
-
-    pi = posterior["class_prior"]
-    n_chains, n_draws, _ = pi.shape
-    codes = spec.codes
-    missing = [None] * len(spec.X.parts)
-    per_draw = 8.0 * _cells_per_draw(est, "columnwise", codes.size)
-    block = int(max(1, min(n_draws, max_bytes // per_draw)))
-    out = np.empty((n_chains, n_draws, codes.size))
-    for chain in range(n_chains):
-        for start in range(0, n_draws, block):
-            part = slice(start, start + block)
-            with np.errstate(divide="ignore"):
-                log_pi = np.log(pi[chain, part])
-            values = {k: v[chain, part] for k, v in posterior.items() if k != "class_prior"}
-            jll = _draws_jll(est, "columnwise", spec.X, missing, values)
-            out[chain, part] = _label_terms(jll + log_pi[None], log_pi, codes).T
-    return out

@@ -15,8 +15,9 @@ File layout (engine h5netcdf):
   ``category_count (class, slot)`` (the concatenated category axis) and
   ``n_categories (feature)``; for DirichletCompoundNB ``feature_count`` and its two Pólya
   histograms as COO triplets ``length_row, length_value, length_weight (length_entry)`` and
-  ``value_row, value_value, value_weight (value_entry)``; for GDA the class means as offsets from an origin,
-  ``mean_offset (class, feature)`` and ``shift (feature)``, and the centred within-class
+  ``value_row, value_value, value_weight (value_entry)``; for GDA the class means as
+  offsets from an origin, ``mean_offset (class, feature)`` and ``shift (feature)``, and the
+  centred within-class
   ``scatter``: ``(feature, feature_bis)`` shared, ``(class, feature, feature_bis)`` per class,
   ``(class, feature)`` diagonal (:class:`bayesnb.stats.gaussian.GaussianStats`, stored as is,
   so no precision is lost to raw sums of squares);
@@ -334,21 +335,13 @@ def _checksum(arrays: dict[str, np.ndarray], *texts: str) -> str:
 
 # -- save --------------------------------------------------------------------------------------
 def _to_datatree(est) -> xr.DataTree:
-    from bayesnb import __version__
-
     if getattr(est, "_model_kind", None) == "columnwise":
         return _columnwise_to_datatree(est)
     name = _model_name(est)
     check_fitted(est)
     stats = _statistics(est, name)
-    names = getattr(est, "feature_names_in_", None)
-    features = (
-        np.array([str(f) for f in names])
-        if names is not None
-        else np.array([f"x{j}" for j in range(est.n_features_in_)])
-    )
-    classes = np.asarray(est.classes_)
-    label_dtype = _label_dtype(classes)
+    names, features = _feature_coords(est)
+    label_dtype, stored_classes = _class_coords(est)
     fitted = {
         "alpha_": _encode(getattr(est, "alpha_", None)),
         "class_alpha_": _encode(getattr(est, "class_alpha_", None)),
@@ -367,7 +360,6 @@ def _to_datatree(est) -> xr.DataTree:
         {k: _encode(v) for k, v in est.get_params(deep=False).items()}, sort_keys=True
     )
     fitted_json = json.dumps(fitted, sort_keys=True)
-    stored_classes = classes.astype(str) if label_dtype == "object-str" else classes
     arrays = {k: np.asarray(v) for k, (_, v) in stats.items()}
     arrays |= {"class": stored_classes, "feature": features}
     ds = xr.Dataset(
@@ -379,7 +371,33 @@ def _to_datatree(est) -> xr.DataTree:
         prior = _resolved_prior(est)
         arrays |= {f"prior/{k}": v for k, (_, v) in prior.items()}
         groups["/prior"] = xr.Dataset({k: (dims, v) for k, (dims, v) in prior.items()})
-    root = xr.Dataset(
+    root = _root_node(name, params_json, fitted_json, arrays)
+    return xr.DataTree.from_dict({"/": root, **groups})
+
+
+def _feature_coords(est) -> tuple[np.ndarray | None, np.ndarray]:
+    """``feature_names_in_`` (or None) and the stored ``feature`` coordinate (x0, x1, ...)."""
+    names = getattr(est, "feature_names_in_", None)
+    features = (
+        np.array([str(f) for f in names])
+        if names is not None
+        else np.array([f"x{j}" for j in range(est.n_features_in_)])
+    )
+    return names, features
+
+
+def _class_coords(est) -> tuple[str, np.ndarray]:
+    """The label dtype tag and the stored ``class`` coordinate (object labels as strings)."""
+    classes = np.asarray(est.classes_)
+    label_dtype = _label_dtype(classes)
+    return label_dtype, classes.astype(str) if label_dtype == "object-str" else classes
+
+
+def _root_node(name: str, params_json: str, fitted_json: str, arrays: dict) -> xr.Dataset:
+    """The root attributes of a saved model, with the checksum over ``arrays`` and the JSON."""
+    from bayesnb import __version__
+
+    return xr.Dataset(
         attrs={
             "model": name,
             "format_version": FORMAT_VERSION,
@@ -389,7 +407,6 @@ def _to_datatree(est) -> xr.DataTree:
             "checksum": _checksum(arrays, name, params_json, fitted_json),
         }
     )
-    return xr.DataTree.from_dict({"/": root, **groups})
 
 
 def _write_netcdf(tree: xr.DataTree, path: str) -> None:
@@ -710,23 +727,13 @@ def _decode_columns(value):
 
 
 def _columnwise_to_datatree(est) -> xr.DataTree:
-    from bayesnb import __version__
-
     check_fitted(est)
     spec = est._spec()
-    names = getattr(est, "feature_names_in_", None)
-    features = (
-        np.array([str(f) for f in names])
-        if names is not None
-        else np.array([f"x{j}" for j in range(est.n_features_in_)])
-    )
-    classes = np.asarray(est.classes_)
-    label_dtype = _label_dtype(classes)
+    names, features = _feature_coords(est)
+    label_dtype, stored_classes = _class_coords(est)
     subtrees, blocks, entries = {}, [], []
     form = "dict" if isinstance(est.estimators, dict) else "list"
-    for (name, unfitted, columns), (_, block, positions) in zip(
-        spec, est.estimators_, strict=True
-    ):
+    for (name, unfitted, columns), (_, block, positions) in zip(spec, est.estimators_, strict=True):
         sub = _to_datatree(block)
         subtrees[name] = sub
         blocks.append(
@@ -754,20 +761,9 @@ def _columnwise_to_datatree(est) -> xr.DataTree:
         "remainder": [int(j) for j in est.remainder_],
     }
     fitted_json = json.dumps(fitted, sort_keys=True)
-    stored_classes = classes.astype(str) if label_dtype == "object-str" else classes
     arrays = {"class_count": np.asarray(est.class_count_)}
     arrays |= {"class": stored_classes, "feature": features}
-    name = type(est).__name__
-    root = xr.Dataset(
-        attrs={
-            "model": name,
-            "format_version": FORMAT_VERSION,
-            "bayesnb_version": __version__,
-            "params": params_json,
-            "fitted": fitted_json,
-            "checksum": _checksum(arrays, name, params_json, fitted_json),
-        }
-    )
+    root = _root_node(type(est).__name__, params_json, fitted_json, arrays)
     nodes = {
         "/": root,
         "/statistics": xr.Dataset(

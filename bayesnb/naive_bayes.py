@@ -69,6 +69,9 @@ class _DiscreteNB(GenerativeClassifier):
             check_mode_exists(self.estimate, self.alpha, "alpha")
             beta = getattr(self, "beta", None)
             check_mode_exists(self.estimate, 1.0 if beta is None else beta, "beta")
+        self._check_dtype()
+
+    def _check_dtype(self) -> None:
         try:
             dtype = np.dtype(self.dtype)
         except TypeError:

@@ -167,12 +167,7 @@ class PoissonNB(_MissingCounts, _DiscreteNB):
         check_gamma_parameter(self.alpha, "alpha")
         check_gamma_parameter(self.beta, "beta")
         check_gamma_mode(self.estimate, self.alpha)
-        try:
-            dtype = np.dtype(self.dtype)
-        except TypeError:
-            dtype = None
-        if dtype not in (np.float32, np.float64):
-            raise ValueError(f"dtype must be float32 or float64, got {self.dtype!r}")
+        self._check_dtype()
 
     def _reset_counts(self, n_features: int) -> None:
         check_gamma_parameter(self.alpha, "alpha", n_features)

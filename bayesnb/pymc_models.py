@@ -517,6 +517,25 @@ def _declare_alpha(spec: ModelSpec):
     return pm.Gamma("alpha", alpha=prior["alpha"], beta=prior["beta"])
 
 
+def _declare_feature_alpha(spec: ModelSpec, dim: str = "feature"):
+    """The feature-prior concentration: fixed data over ``dim``, or the Gamma-prior ``alpha``."""
+    import pymc as pm
+
+    if spec.alpha_prior is None:
+        return pm.Data("feature_alpha", spec.data["feature_alpha"], dims=dim)
+    return _declare_alpha(spec)
+
+
+def _declare_feature_data(spec: ModelSpec, dim: str = "feature"):
+    """The observed features: ``X_data`` (doc, dim) or the sums ``feature_count_data``
+    (class, dim), as ``spec.likelihood`` says."""
+    import pymc as pm
+
+    if spec.likelihood == "data":
+        return pm.Data("X_data", spec.data["X_data"], dims=("doc", dim))
+    return pm.Data("feature_count_data", spec.data["feature_count_data"], dims=("class", dim))
+
+
 def _spec(est, X, codes, likelihood, prior, *, kind, data, observed, structure, build, dims, **kw):
     """Assemble a ModelSpec; ``dims`` maps the layout variables besides ``class_prior``."""
     class_data, class_obs, class_structure = _class_part(est, codes, likelihood)
@@ -587,22 +606,17 @@ def _build_bernoulli(spec: ModelSpec):
 
     with pm.Model(coords=spec.coords) as model:
         _, labels = _declare_class_prior(spec)
-        if spec.alpha_prior is None:
-            a = pm.Data("feature_alpha", spec.data["feature_alpha"], dims="feature")
-        else:
-            a = _declare_alpha(spec)
+        a = _declare_feature_alpha(spec)
         if "feature_beta" in spec.data:
             b = pm.Data("feature_beta", spec.data["feature_beta"], dims="feature")
         else:
             b = a
         phi = pm.Beta("feature_prob", alpha=a, beta=b, dims=("class", "feature"))
         if spec.likelihood == "data":
-            X_d = pm.Data("X_data", spec.data["X_data"], dims=("doc", "feature"))
+            X_d = _declare_feature_data(spec)
             pm.Bernoulli("X", p=phi[labels], observed=X_d, dims=("doc", "feature"))
         else:
-            D_d = pm.Data(
-                "feature_count_data", spec.data["feature_count_data"], dims=("class", "feature")
-            )
+            D_d = _declare_feature_data(spec)
             pm.Binomial(
                 "feature_count", n=labels[:, None], p=phi, observed=D_d, dims=("class", "feature")
             )
@@ -670,10 +684,7 @@ def _build_multinomial(spec: ModelSpec):
     n_classes, n_cats = len(spec.coords["class"]), len(spec.coords[dim])
     with pm.Model(coords=spec.coords) as model:
         _, labels = _declare_class_prior(spec)
-        if spec.alpha_prior is None:
-            a = pm.Data("feature_alpha", spec.data["feature_alpha"], dims=dim)
-        else:
-            a = _declare_alpha(spec)
+        a = _declare_feature_alpha(spec, dim)
         conc = pt.broadcast_to(a, (n_classes, n_cats))
         name = "category_prob" if unk else "feature_prob"
         theta = pm.Dirichlet(name, a=conc, dims=("class", dim))
@@ -682,12 +693,10 @@ def _build_multinomial(spec: ModelSpec):
                 "feature_prob", theta[:, spec.extra["category"]], dims=("class", "feature")
             )
         if spec.likelihood == "data":
-            X_d = pm.Data("X_data", spec.data["X_data"], dims=("doc", dim))
+            X_d = _declare_feature_data(spec, dim)
             pm.Multinomial("X", n=X_d.sum(axis=1), p=theta[labels], observed=X_d, dims=("doc", dim))
         else:
-            T_d = pm.Data(
-                "feature_count_data", spec.data["feature_count_data"], dims=("class", dim)
-            )
+            T_d = _declare_feature_data(spec, dim)
             pm.Multinomial(
                 "feature_count", n=T_d.sum(axis=1), p=theta, observed=T_d, dims=("class", dim)
             )
@@ -1086,19 +1095,14 @@ def _build_poisson(spec: ModelSpec):
 
     with pm.Model(coords=spec.coords) as model:
         _, labels = _declare_class_prior(spec)
-        if spec.alpha_prior is None:
-            a = pm.Data("feature_alpha", spec.data["feature_alpha"], dims="feature")
-        else:
-            a = _declare_alpha(spec)
+        a = _declare_feature_alpha(spec)
         b = pm.Data("feature_beta", spec.data["feature_beta"], dims="feature")
         lam = pm.Gamma("feature_rate", alpha=a, beta=b, dims=("class", "feature"))
         if spec.likelihood == "data":
-            X_d = pm.Data("X_data", spec.data["X_data"], dims=("doc", "feature"))
+            X_d = _declare_feature_data(spec)
             pm.Poisson("X", mu=lam[labels], observed=X_d, dims=("doc", "feature"))
         else:
-            S_d = pm.Data(
-                "feature_count_data", spec.data["feature_count_data"], dims=("class", "feature")
-            )
+            S_d = _declare_feature_data(spec)
             loglik = pt.sum(S_d * pt.log(lam)) - pt.sum(labels[:, None] * lam)
             pm.Potential("poisson_loglik", loglik)
     return model

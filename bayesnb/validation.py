@@ -51,6 +51,17 @@ def _finite_values(X) -> np.ndarray:
     return X.data if sp.issparse(X) else np.asarray(X)
 
 
+def _sum_is_finite(values: np.ndarray) -> bool:
+    """True when one ``sum`` shows every value finite (no NaN, no infinity, no overflow).
+
+    False means some value is NaN or infinite, or the sum overflowed: scan to tell which.
+    """
+    if values.size == 0:
+        return True
+    with np.errstate(over="ignore", invalid="ignore"):
+        return bool(np.isfinite(values.sum()))
+
+
 class MissingValueWarning(UserWarning):
     """A fit with ``missing="ignore"`` used an approximation for the missing values."""
 
@@ -96,11 +107,8 @@ def _check_finite(estimator, X, missing: str) -> bool:
     element-wise, to tell NaN from infinity and name the cells.
     """
     values = _finite_values(X)
-    if values.size == 0:
+    if _sum_is_finite(values):
         return False
-    with np.errstate(over="ignore", invalid="ignore"):
-        if np.isfinite(values.sum()):
-            return False
     name = type(estimator).__name__
     if np.isinf(values).any():
         raise ValueError(
@@ -291,12 +299,7 @@ def _check_positive_array(value, name: str, n_features: int, *, allow_zero: bool
     if isinstance(value, Real) and not isinstance(value, bool):
         arr = np.float64(value)
     else:
-        try:
-            arr = np.asarray(value, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(
-                f"{name} must be a number or an array of numbers, got {value!r}"
-            ) from None
+        arr = _float_array(value, name, "a number or an array of numbers")
         if arr.ndim == 0:
             arr = np.float64(arr)
         elif arr.shape != (n_features,):
@@ -331,14 +334,17 @@ def check_binarize(threshold) -> None:
         raise ValueError(f"binarize must be a finite threshold or None, got {threshold!r}")
 
 
+def _float_array(value, name: str, expected: str) -> np.ndarray:
+    """``value`` as a float64 array; a TypeError "``name`` must be ``expected``" otherwise."""
+    try:
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be {expected}, got {value!r}") from None
+
+
 def check_min_categories(min_categories, n_features: int) -> np.ndarray:
     """CategoricalNB's ``min_categories``: integers >= 1, a scalar or one per feature."""
-    try:
-        mc = np.asarray(min_categories, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"min_categories must be an integer or one integer per feature, got {min_categories!r}"
-        ) from None
+    mc = _float_array(min_categories, "min_categories", "an integer or one integer per feature")
     if mc.ndim > 1 or (mc.ndim == 1 and mc.shape != (n_features,)):
         raise ValueError(
             f"min_categories must be a scalar or have one value per feature ({n_features}), "
@@ -360,12 +366,7 @@ def check_class_alpha(class_alpha) -> float:
 
 def check_class_prior(class_prior, n_classes: int) -> np.ndarray:
     """Validate a user class prior: length K, non-negative, sums to 1 within 1e-8."""
-    try:
-        p = np.asarray(class_prior, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"class_prior must be an array of probabilities, got {class_prior!r}"
-        ) from None
+    p = _float_array(class_prior, "class_prior", "an array of probabilities")
     if p.shape != (n_classes,):
         raise ValueError(
             f"class_prior must have one probability per class ({n_classes}), got shape {p.shape}"

@@ -8,8 +8,6 @@ composed pm.Model against the blocks' exact posteriors.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -25,6 +23,7 @@ from sklearn.preprocessing import FunctionTransformer
 import bayesnb
 from bayesnb import GDA, BernoulliNB, CategoricalNB, ColumnwiseNB, MultinomialNB
 from bayesnb.evidence import class_log_evidence, feature_log_evidence
+from tests.missing_helpers import quiet, sparse_nan
 
 WORDS, FLAGS, CATS, REAL = slice(0, 6), slice(6, 10), slice(10, 13), slice(13, 15)
 ESTIMATES = ["mle", "map", "mean", "bayes"]
@@ -579,23 +578,6 @@ def _with_nan(X, seed=1, rate=0.08):
     return Xn
 
 
-def _sparse_nan(Xn):
-    """CSR with the NaN stored explicitly (zeros implicit)."""
-    S = sp.csr_matrix(np.where(np.isnan(Xn), 1.0, Xn))  # missing cells stored, as 1 for now
-    S.data[np.isnan(Xn)[S.nonzero()]] = np.nan  # nonzero(): the stored cells in CSR order
-    assert np.isnan(S.data).sum() == np.isnan(Xn).sum()
-    return S
-
-
-def _quiet(f, *args, **kwargs):
-    from bayesnb.validation import MissingValueWarning
-
-    with warnings.catch_warnings():
-        # MultinomialNB's approximate fit and GDA's complete-row fit with NaN say so
-        warnings.simplefilter("ignore", MissingValueWarning)
-        return f(*args, **kwargs)
-
-
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
 def test_missing_ignore_on_clean_data_is_unchanged(sparse):
     X, y = _data()
@@ -615,10 +597,10 @@ def test_missing_ignore_on_clean_data_is_unchanged(sparse):
 def test_missing_ignore_is_the_sum_of_block_models_with_missing_ignore(estimate):
     X, y = _data(n=200)
     Xn = _with_nan(X)
-    model = _quiet(ColumnwiseNB(_mixed_spec(estimate), missing="ignore").fit, Xn, y)
+    model = quiet(ColumnwiseNB(_mixed_spec(estimate), missing="ignore").fit, Xn, y)
     # By hand: every block alone (missing="ignore") on its columns of the same data.
     alone = [
-        (_quiet(clone(est).set_params(missing="ignore").fit, Xn[:, cols], y), cols)
+        (quiet(clone(est).set_params(missing="ignore").fit, Xn[:, cols], y), cols)
         for _, est, cols in _mixed_spec(estimate)
     ]
     log_prior = model.class_log_prior_
@@ -649,9 +631,9 @@ def test_missing_ignore_is_the_sum_of_block_models_with_missing_ignore(estimate)
 def test_missing_ignore_sparse_stays_sparse_and_equals_dense():
     X, y = _data()
     Xn = _with_nan(X)
-    S = _sparse_nan(Xn)
-    dense = _quiet(ColumnwiseNB(_mixed_spec(), missing="ignore").fit, Xn, y)
-    sparse = _quiet(ColumnwiseNB(_mixed_spec(), missing="ignore").fit, S, y)
+    S = sparse_nan(Xn)
+    dense = quiet(ColumnwiseNB(_mixed_spec(), missing="ignore").fit, Xn, y)
+    sparse = quiet(ColumnwiseNB(_mixed_spec(), missing="ignore").fit, S, y)
     parts = sparse._check_input(S, reset=False).parts
     assert [sp.issparse(p) for p in parts] == [True, True, True, False]  # GDA's slice: dense
     assert np.isnan(parts[0].data).sum() == np.isnan(Xn[:, WORDS]).sum()
@@ -666,10 +648,10 @@ def test_missing_ignore_sparse_stays_sparse_and_equals_dense():
 def test_missing_ignore_partial_fit_equals_fit():
     X, y = _data(n=200)
     Xn = _with_nan(X)
-    full = _quiet(ColumnwiseNB(_mixed_spec(), missing="ignore").fit, Xn, y)
+    full = quiet(ColumnwiseNB(_mixed_spec(), missing="ignore").fit, Xn, y)
     parts = ColumnwiseNB(_mixed_spec(), missing="ignore")
     for rows in np.array_split(np.arange(len(y)), 4):
-        _quiet(parts.partial_fit, Xn[rows], y[rows], classes=np.unique(y))
+        quiet(parts.partial_fit, Xn[rows], y[rows], classes=np.unique(y))
     np.testing.assert_array_equal(parts.class_count_, full.class_count_)
     for (_, a, _), (_, b, _) in zip(parts.estimators_, full.estimators_, strict=True):
         np.testing.assert_array_equal(a.class_count_, b.class_count_)
@@ -692,7 +674,7 @@ def test_missing_error_names_the_rows_and_columns_of_x(sparse):
     X, y = _data()
     Xn = X.copy()
     Xn[[3, 7, 7, 12], [2, 2, 11, 14]] = np.nan  # in three blocks
-    Xf = _sparse_nan(Xn) if sparse else Xn
+    Xf = sparse_nan(Xn) if sparse else Xn
     msg = (
         r"NaN \(missing values\) in 4 entries in 3 row\(s\) and 3 column\(s\): rows "
         r"\[3, 7, 12\], columns \[2, 11, 14\]\. ColumnwiseNB\(missing='error'\) refuses"
@@ -727,10 +709,10 @@ def test_missing_error_message_uses_dataframe_column_names():
     df.iloc[[1, 8], [3, 13]] = np.nan
     with pytest.raises(ValueError, match=r"rows \[1, 8\], columns \['3 \(w3\)', '13 \(age\)'\]"):
         ColumnwiseNB(_mixed_spec()).fit(df, y)
-    model = _quiet(ColumnwiseNB(_mixed_spec(), missing="ignore").fit, df, y)
+    model = quiet(ColumnwiseNB(_mixed_spec(), missing="ignore").fit, df, y)
     np.testing.assert_allclose(
         model.predict_joint_log_proba(df),
-        _quiet(
+        quiet(
             ColumnwiseNB(_mixed_spec(), missing="ignore").fit, df.to_numpy(), y
         ).predict_joint_log_proba(df.to_numpy()),
         rtol=1e-12,
@@ -744,7 +726,7 @@ def test_missing_belongs_to_columnwise_not_to_a_block():
     with pytest.raises(ValueError, match=r"block 'words' sets missing='ignore'.*ColumnwiseNB\("):
         ColumnwiseNB(own).fit(X, y)
     # the same value as ColumnwiseNB's is accepted; the unfitted blocks are left unchanged
-    model = _quiet(ColumnwiseNB(own, missing="ignore").fit, Xn, y)
+    model = quiet(ColumnwiseNB(own, missing="ignore").fit, Xn, y)
     assert model.named_estimators_["real"].missing == "ignore" and own[1][1].missing == "error"
     assert model.get_params()["real__missing"] == "error"
     with pytest.raises(ValueError, match="missing must be one of"):
@@ -765,7 +747,7 @@ def test_missing_belongs_to_columnwise_not_to_a_block():
 def test_missing_ignore_save_load_round_trip(tmp_path):
     X, y = _data()
     Xn = _with_nan(X)
-    model = _quiet(ColumnwiseNB(_mixed_spec("map"), missing="ignore").fit, Xn, y)
+    model = quiet(ColumnwiseNB(_mixed_spec("map"), missing="ignore").fit, Xn, y)
     model.save(tmp_path / "m.nc")
     loaded = bayesnb.load(tmp_path / "m.nc")
     assert loaded.missing == "ignore"
@@ -776,8 +758,8 @@ def test_missing_ignore_save_load_round_trip(tmp_path):
         loaded.named_estimators_["flags"].missing_count_,
         model.named_estimators_["flags"].missing_count_,
     )
-    _quiet(loaded.partial_fit, Xn[:20], y[:20])  # keeps learning from the loaded state
-    _quiet(model.partial_fit, Xn[:20], y[:20])
+    quiet(loaded.partial_fit, Xn[:20], y[:20])  # keeps learning from the loaded state
+    quiet(model.partial_fit, Xn[:20], y[:20])
     np.testing.assert_allclose(loaded.predict_proba(Xn), model.predict_proba(Xn), rtol=1e-12)
     ColumnwiseNB(_mixed_spec()).fit(X, y).save(tmp_path / "plain.nc")
     assert bayesnb.load(tmp_path / "plain.nc").missing == "error"
@@ -786,7 +768,7 @@ def test_missing_ignore_save_load_round_trip(tmp_path):
 def test_missing_pymc_path_refuses_nan():
     X, y = _data()
     Xn = _with_nan(X)
-    model = _quiet(ColumnwiseNB(_mixed_spec(), missing="ignore").fit, Xn, y)
+    model = quiet(ColumnwiseNB(_mixed_spec(), missing="ignore").fit, Xn, y)
     with pytest.raises(ValueError, match=r"PyMC path of ColumnwiseNB .* complete data only"):
         model.to_pymc(Xn, y)
     with pytest.raises(ValueError, match=r"PyMC path of ColumnwiseNB .* complete data only"):
@@ -841,10 +823,10 @@ def test_dask_fit_with_missing_ignore():
     X, y = _data(n=200)
     Xn = _with_nan(X)
     Xn[150:] = X[150:]  # a chunk without NaN: its missing counts are scalar zeros
-    ref = _quiet(ColumnwiseNB(_mixed_spec(), missing="ignore").fit, Xn, y)
+    ref = quiet(ColumnwiseNB(_mixed_spec(), missing="ignore").fit, Xn, y)
     dX = da.from_array(Xn, chunks=(50, 15))
     with dask.config.set(scheduler="sync"):
-        got = _quiet(distributed.fit, ColumnwiseNB(_mixed_spec(), missing="ignore"), dX, y)
+        got = quiet(distributed.fit, ColumnwiseNB(_mixed_spec(), missing="ignore"), dX, y)
         np.testing.assert_allclose(
             distributed.predict_proba(got, dX).compute(), ref.predict_proba(Xn), rtol=1e-10
         )

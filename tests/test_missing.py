@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import warnings
+from functools import partial
 
 import numpy as np
 import pytest
@@ -28,6 +29,14 @@ from bayesnb.evidence import _class_log_evidence
 from bayesnb.loo import label_log_likelihood_draws
 from bayesnb.scoring.discrete import observed_mass_correction, polya_jll
 from bayesnb.validation import MissingValueWarning
+from tests.missing_helpers import (
+    assert_counts_observed_documents,
+    assert_nan_error_names_cells,
+    assert_scores_equal_observed_columns,
+    quiet,
+    sparse_nan,
+    with_nan,
+)
 
 ESTIMATES = ("mle", "map", "mean", "bayes")
 NB = (bnb.MultinomialNB, bnb.BernoulliNB, bnb.CategoricalNB)
@@ -58,32 +67,6 @@ def _gaussian(seed=0, n=120, d=4, k=3):
     A = rng.normal(size=(d, d))
     X = rng.normal(size=(n, d)) @ A + 2.0 * y[:, None] + 5.0
     return X, y
-
-
-def _with_nan(X, seed=1, rate=0.2, keep_rows=0):
-    rng = np.random.default_rng(seed)
-    Xn = X.copy()
-    hole = rng.random(X.shape) < rate
-    hole[:keep_rows] = False
-    Xn[hole] = np.nan
-    return Xn
-
-
-def _sparse_nan(Xn):
-    """CSR with the NaN stored explicitly (scipy keeps them; zeros stay implicit)."""
-    S = sp.csr_matrix(np.where(np.isnan(Xn), 0.0, Xn))
-    S = S.tolil()
-    for i, j in zip(*np.nonzero(np.isnan(Xn)), strict=True):
-        S[i, j] = np.nan
-    S = S.tocsr()
-    assert np.isnan(S.data).sum() == np.isnan(Xn).sum()
-    return S
-
-
-def _quiet(f, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", MissingValueWarning)
-        return f(*args, **kwargs)
 
 
 # -- "ignore" without NaN is today's model, bit for bit ----------------------------------------
@@ -119,18 +102,10 @@ def test_ignore_without_nan_is_unchanged_gda(covariance, estimate):
 def test_nb_scores_equal_a_model_of_the_observed_columns(cls, estimate, sparse):
     X, y = _counts()
     Xt, _ = _counts(seed=5, n=30)
-    Xn = _with_nan(Xt, seed=2, rate=0.3)
+    Xn = with_nan(Xt, seed=2, rate=0.3)
     Xn[0] = np.nan  # nothing observed: the class prior alone
     model = _nb(cls, estimate, missing="ignore").fit(X, y)
-    jll = model.predict_joint_log_proba(_sparse_nan(Xn) if sparse else Xn)
-    proba = model.predict_proba(_sparse_nan(Xn) if sparse else Xn)
-    assert_allclose(jll[0], model.class_log_prior_, rtol=0, atol=1e-12)
-    for i in range(1, Xn.shape[0]):
-        obs = np.flatnonzero(~np.isnan(Xn[i]))
-        sub = _nb(cls, estimate).fit(X[:, obs], y)
-        want = sub.predict_joint_log_proba(Xt[i : i + 1, obs])[0]
-        assert_allclose(jll[i], want, rtol=1e-12, atol=1e-12)
-        assert_allclose(proba[i], sub.predict_proba(Xt[i : i + 1, obs])[0], rtol=1e-12, atol=0)
+    assert_scores_equal_observed_columns(model, lambda: _nb(cls, estimate), X, y, Xt, Xn, sparse)
 
 
 def _student_t_logpdf(model, c, x, obs):
@@ -248,35 +223,28 @@ def test_multinomial_marginal_by_brute_force():
 @pytest.mark.parametrize("estimate", ESTIMATES)
 def test_bernoulli_counts_observed_documents_per_feature(estimate):
     X, y = _counts()
-    Xn = _with_nan(X, seed=4, rate=0.25, keep_rows=6)
+    Xn = with_nan(X, seed=4, rate=0.25, keep_rows=6)
     w = np.random.default_rng(0).integers(1, 4, X.shape[0]).astype(float)
     model = _nb(bnb.BernoulliNB, estimate, missing="ignore").fit(Xn, y, sample_weight=w)
-    for c in range(3):
-        for j in range(X.shape[1]):
-            rows = (y == c) & np.isnan(Xn[:, j])
-            assert model.missing_count_[c, j] == w[rows].sum()
-    post = model.posterior_
-    feature_ev = 0.0
-    for j in range(X.shape[1]):
-        rows = ~np.isnan(Xn[:, j])
-        sub = _nb(bnb.BernoulliNB, estimate).fit(X[rows][:, [j]], y[rows], sample_weight=w[rows])
+
+    def same_feature(model, sub, j):
         # Beta(α + D_cj, β + N_cj − D_cj) with N_cj the observed documents.
+        post = model.posterior_
         assert_allclose(post.a[:, j], sub.posterior_.a[:, 0], rtol=1e-14)
         assert_allclose(post.b[:, j], sub.posterior_.b[:, 0], rtol=1e-14)
         assert_allclose(
             model.feature_log_prob_[:, j], sub.feature_log_prob_[:, 0], rtol=1e-13, atol=0
         )
-        feature_ev += sub.log_evidence() - _class_log_evidence(sub)
-    assert_allclose(model.log_evidence() - _class_log_evidence(model), feature_ev, rtol=1e-12)
-    # The class prior counts every labelled document.
-    assert_array_equal(model.class_count_, np.bincount(y, weights=w))
+
+    make_sub = partial(_nb, bnb.BernoulliNB, estimate)
+    assert_counts_observed_documents(model, make_sub, X, Xn, y, w, same_feature)
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
 def test_categorical_counts_skip_missing(sparse):
     X, y = _counts()
-    Xn = _with_nan(X, seed=6, rate=0.25, keep_rows=6)
-    model = bnb.CategoricalNB(missing="ignore").fit(_sparse_nan(Xn) if sparse else Xn, y)
+    Xn = with_nan(X, seed=6, rate=0.25, keep_rows=6)
+    model = bnb.CategoricalNB(missing="ignore").fit(sparse_nan(Xn) if sparse else Xn, y)
     for j in range(X.shape[1]):
         rows = ~np.isnan(Xn[:, j])
         sub = bnb.CategoricalNB().fit(X[rows][:, [j]], y[rows])
@@ -287,7 +255,7 @@ def test_categorical_counts_skip_missing(sparse):
 
 def test_multinomial_counts_skip_missing_and_warn():
     X, y = _counts()
-    Xn = _with_nan(X, seed=7, rate=0.2)
+    Xn = with_nan(X, seed=7, rate=0.2)
     with pytest.warns(MissingValueWarning, match="zero tokens"):
         model = bnb.MultinomialNB(missing="ignore").fit(Xn, y)
     ref = bnb.MultinomialNB().fit(np.nan_to_num(Xn), y)
@@ -298,7 +266,7 @@ def test_multinomial_counts_skip_missing_and_warn():
 @pytest.mark.parametrize("covariance", COVARIANCES)
 def test_gda_fits_complete_rows_and_counts_every_label(covariance):
     X, y = _gaussian()
-    Xn = _with_nan(X, seed=8, rate=0.1)
+    Xn = with_nan(X, seed=8, rate=0.1)
     complete = ~np.isnan(Xn).any(axis=1)
     with pytest.warns(MissingValueWarning, match=f"{(~complete).sum()} of {X.shape[0]} row"):
         model = bnb.GDA(covariance=covariance, missing="ignore").fit(Xn, y)
@@ -334,18 +302,18 @@ def test_gda_with_no_complete_row_is_refused():
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
 def test_partial_fit_equals_fit_and_sparse_equals_dense(model, sparse):
     X, y = _counts()
-    Xn = _with_nan(X, seed=9, rate=0.2)
-    Xf = _sparse_nan(Xn) if sparse else Xn
-    Xt = _with_nan(_counts(seed=3, n=25)[0], seed=10, rate=0.3)
-    whole = _quiet(clone(model).fit, Xn, y)
+    Xn = with_nan(X, seed=9, rate=0.2)
+    Xf = sparse_nan(Xn) if sparse else Xn
+    Xt = with_nan(_counts(seed=3, n=25)[0], seed=10, rate=0.3)
+    whole = quiet(clone(model).fit, Xn, y)
     parts = clone(model)
     for rows in np.array_split(np.arange(X.shape[0]), 3):
-        _quiet(parts.partial_fit, Xf[rows], y[rows], classes=[0, 1, 2])
+        quiet(parts.partial_fit, Xf[rows], y[rows], classes=[0, 1, 2])
     assert_allclose(parts.feature_count_, whole.feature_count_, rtol=1e-14)
     if isinstance(model, bnb.BernoulliNB):
         assert_allclose(parts.missing_count_, whole.missing_count_, rtol=1e-14)
     assert_allclose(parts.alpha_, whole.alpha_, rtol=1e-9)
-    Xtf = _sparse_nan(Xt) if sparse else Xt
+    Xtf = sparse_nan(Xt) if sparse else Xt
     assert_allclose(parts.predict_proba(Xtf), whole.predict_proba(Xt), rtol=1e-9, atol=1e-15)
     assert_allclose(parts.log_evidence(), whole.log_evidence(), rtol=1e-12)
 
@@ -353,14 +321,14 @@ def test_partial_fit_equals_fit_and_sparse_equals_dense(model, sparse):
 @pytest.mark.parametrize("covariance", COVARIANCES)
 def test_gda_partial_fit_equals_fit(covariance):
     X, y = _gaussian()
-    Xn = _with_nan(X, seed=11, rate=0.08)
-    whole = _quiet(bnb.GDA(covariance=covariance, missing="ignore").fit, Xn, y)
+    Xn = with_nan(X, seed=11, rate=0.08)
+    whole = quiet(bnb.GDA(covariance=covariance, missing="ignore").fit, Xn, y)
     parts = bnb.GDA(covariance=covariance, missing="ignore")
     for rows in np.array_split(np.arange(X.shape[0]), 4):
-        _quiet(parts.partial_fit, Xn[rows], y[rows], classes=[0, 1, 2])
+        quiet(parts.partial_fit, Xn[rows], y[rows], classes=[0, 1, 2])
     assert_array_equal(parts.class_count_, whole.class_count_)
     assert_allclose(parts._stats.scatter, whole._stats.scatter, rtol=1e-12)
-    Xt = _with_nan(_gaussian(seed=4, n=20)[0], seed=12, rate=0.3)
+    Xt = with_nan(_gaussian(seed=4, n=20)[0], seed=12, rate=0.3)
     assert_allclose(parts.predict_proba(Xt), whole.predict_proba(Xt), rtol=1e-10, atol=1e-14)
 
 
@@ -370,7 +338,7 @@ def test_distributed_fit_with_nan():
     from bayesnb import distributed
 
     X, y = _counts(n=120)
-    Xn = _with_nan(X, seed=13, rate=0.2)
+    Xn = with_nan(X, seed=13, rate=0.2)
     Xn[:40] = np.nan_to_num(Xn[:40])  # a chunk without NaN: its missing count is a scalar 0
     yd = da.from_array(y, chunks=40)
     for model in (bnb.BernoulliNB(missing="ignore"), bnb.CategoricalNB(missing="ignore")):
@@ -380,8 +348,8 @@ def test_distributed_fit_with_nan():
         assert_array_equal(got.feature_count_, ref.feature_count_)
         assert_array_equal(got.predict_proba(Xn), ref.predict_proba(Xn))
     Xg, yg = _gaussian(n=120)
-    Xg = _with_nan(Xg, seed=14, rate=0.05)
-    ref = _quiet(bnb.GDA(missing="ignore").fit, Xg, yg)
+    Xg = with_nan(Xg, seed=14, rate=0.05)
+    ref = quiet(bnb.GDA(missing="ignore").fit, Xg, yg)
     with dask.config.set(scheduler="sync"), warnings.catch_warnings():
         warnings.simplefilter("ignore", MissingValueWarning)
         ydg = da.from_array(yg, chunks=40)
@@ -399,15 +367,7 @@ def test_error_names_rows_and_columns(model, sparse):
     if sparse and isinstance(model, bnb.GDA):
         pytest.skip("GDA takes dense input")
     X, y = _counts()
-    Xn = X.copy()
-    Xn[[3, 7, 7, 12], [2, 2, 4, 2]] = np.nan
-    Xf = _sparse_nan(Xn) if sparse else Xn
-    msg = r"NaN.*4 entries in 3 row\(s\) and 2 column\(s\): rows \[3, 7, 12\], columns \[2, 4\]"
-    with pytest.raises(ValueError, match=msg):
-        clone(model).fit(Xf, y)
-    fitted = clone(model).fit(X, y)
-    with pytest.raises(ValueError, match="missing='ignore'"):
-        fitted.predict_proba(Xf)
+    fitted = assert_nan_error_names_cells(model, X, y, sparse)
     many = X.copy()
     many[:9, :] = np.nan
     with pytest.raises(ValueError, match=r"rows \[0, 1, 2, 3, 4\] \(first 5 of 9\)"):
@@ -430,7 +390,7 @@ def test_infinity_is_refused_even_when_ignoring_and_bad_values_still_checked():
     Xi[2, 1] = np.inf
     with pytest.raises(ValueError, match=r"infinity in 1 entry .* rows \[2\], columns \[1\]"):
         bnb.MultinomialNB(missing="ignore").fit(Xi, y)
-    Xn = _with_nan(X, rate=0.1)
+    Xn = with_nan(X, rate=0.1)
     Xn[5, 0] = -1.0
     with pytest.raises(ValueError, match="Negative values"):
         bnb.MultinomialNB(missing="ignore").fit(Xn, y)
@@ -444,7 +404,7 @@ def test_infinity_is_refused_even_when_ignoring_and_bad_values_still_checked():
 # -- downstream workflow -----------------------------------------------------------------------
 def test_bernoulli_posterior_draws_use_observed_trials():
     X, y = _counts()
-    Xn = _with_nan(X, seed=15, rate=0.4)
+    Xn = with_nan(X, seed=15, rate=0.4)
     model = bnb.BernoulliNB(missing="ignore").fit(Xn, y)
     draws = posterior_draws(model, draws=20000, chains=1, random_seed=0)["feature_prob"][0]
     post = model.posterior_
@@ -458,12 +418,12 @@ def test_bernoulli_posterior_draws_use_observed_trials():
 
 def test_label_log_likelihood_marginalises_like_predict():
     X, y = _counts()
-    Xn = _with_nan(X, seed=16, rate=0.2)
+    Xn = with_nan(X, seed=16, rate=0.2)
     seed, n_draws = 3, 40
     for model in (
         bnb.BernoulliNB(missing="ignore").fit(Xn, y),
         bnb.CategoricalNB(missing="ignore").fit(Xn, y),
-        _quiet(bnb.MultinomialNB(missing="ignore").fit, Xn, y),
+        quiet(bnb.MultinomialNB(missing="ignore").fit, Xn, y),
     ):
         got, _ = label_log_likelihood_draws(model, Xn, y, draws=n_draws, random_seed=seed)
         values = posterior_draws(
@@ -496,8 +456,8 @@ def test_label_log_likelihood_marginalises_like_predict():
 @pytest.mark.parametrize("covariance", ["shared", "per_class"])
 def test_gda_label_log_likelihood_uses_marginals(covariance):
     X, y = _gaussian(n=60)
-    Xn = _with_nan(X, seed=17, rate=0.15)
-    model = _quiet(bnb.GDA(covariance=covariance, missing="ignore").fit, Xn, y)
+    Xn = with_nan(X, seed=17, rate=0.15)
+    model = quiet(bnb.GDA(covariance=covariance, missing="ignore").fit, Xn, y)
     got, _ = label_log_likelihood_draws(model, Xn, y, draws=5, random_seed=1)
     values = posterior_draws(model, draws=5, chains=1, random_seed=np.random.default_rng(1))
     for s in (0, 4):
@@ -517,16 +477,16 @@ def test_gda_label_log_likelihood_uses_marginals(covariance):
 
 def test_save_load_round_trips_missing(tmp_path):
     X, y = _counts()
-    Xn = _with_nan(X, seed=18, rate=0.2)
+    Xn = with_nan(X, seed=18, rate=0.2)
     Xg, yg = _gaussian()
-    Xgn = _with_nan(Xg, seed=19, rate=0.1)
+    Xgn = with_nan(Xg, seed=19, rate=0.1)
     for model, (A, b) in (
         (bnb.BernoulliNB(missing="ignore"), (Xn, y)),
         (bnb.CategoricalNB(missing="ignore"), (Xn, y)),
         (bnb.MultinomialNB(missing="ignore", estimate="bayes"), (Xn, y)),
         (bnb.GDA(covariance="per_class", missing="ignore"), (Xgn, yg)),
     ):
-        fitted = _quiet(model.fit, A, b)
+        fitted = quiet(model.fit, A, b)
         path = tmp_path / f"{type(model).__name__}.nc"
         fitted.save(path)
         loaded = bnb.load(path)
@@ -534,7 +494,7 @@ def test_save_load_round_trips_missing(tmp_path):
         assert_array_equal(loaded.predict_proba(A), fitted.predict_proba(A))
         assert loaded.log_evidence() == fitted.log_evidence()
         assert_array_equal(loaded.class_count_, fitted.class_count_)
-        _quiet(loaded.partial_fit, A[:10], b[:10])  # keeps learning from the loaded state
+        quiet(loaded.partial_fit, A[:10], b[:10])  # keeps learning from the loaded state
     default = bnb.BernoulliNB().fit(X, y)
     default.save(tmp_path / "plain.nc")
     assert bnb.load(tmp_path / "plain.nc").missing == "error"
@@ -542,7 +502,7 @@ def test_save_load_round_trips_missing(tmp_path):
 
 def test_pymc_path_refuses_missing_values():
     X, y = _counts()
-    Xn = _with_nan(X, seed=20, rate=0.1)
+    Xn = with_nan(X, seed=20, rate=0.1)
     model = bnb.BernoulliNB(missing="ignore").fit(Xn, y)
     with pytest.raises(ValueError, match=r"PyMC path .* complete data only"):
         model.to_pymc(Xn, y)

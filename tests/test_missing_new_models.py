@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import warnings
+from functools import partial
 
 import numpy as np
 import pytest
@@ -27,6 +28,14 @@ from bayesnb.evidence import _class_log_evidence
 from bayesnb.loo import label_log_likelihood_draws
 from bayesnb.scoring.discrete import dcm_jll
 from bayesnb.validation import MissingValueWarning
+from tests.missing_helpers import (
+    assert_counts_observed_documents,
+    assert_nan_error_names_cells,
+    assert_scores_equal_observed_columns,
+    quiet,
+    sparse_nan,
+    with_nan,
+)
 
 POISSON_ESTIMATES = ("mle", "map", "mean", "bayes")
 DCM_ESTIMATES = ("mle", "map", "mean")
@@ -59,31 +68,6 @@ def _bursty(seed=0, n=90, d=6, k=3):
     beta = 0.3 + rng.random((k, d)) * 1.5
     X = np.stack([rng.multinomial(rng.poisson(15) + 1, rng.dirichlet(beta[c])) for c in y])
     return X.astype(np.float64), y
-
-
-def _with_nan(X, seed=1, rate=0.2, keep_rows=0):
-    rng = np.random.default_rng(seed)
-    Xn = X.copy()
-    hole = rng.random(X.shape) < rate
-    hole[:keep_rows] = False
-    Xn[hole] = np.nan
-    return Xn
-
-
-def _sparse_nan(Xn):
-    """CSR with the NaN stored explicitly (zeros stay implicit)."""
-    S = sp.csr_matrix(np.where(np.isnan(Xn), 0.0, Xn)).tolil()
-    for i, j in zip(*np.nonzero(np.isnan(Xn)), strict=True):
-        S[i, j] = np.nan
-    S = S.tocsr()
-    assert np.isnan(S.data).sum() == np.isnan(Xn).sum()
-    return S
-
-
-def _quiet(f, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", MissingValueWarning)
-        return f(*args, **kwargs)
 
 
 def _triplets(hist) -> dict:
@@ -126,19 +110,10 @@ def test_dcm_ignore_without_nan_is_unchanged(estimate):
 def test_poisson_scores_equal_a_model_of_the_observed_columns(estimate, sparse):
     X, y = _counts()
     Xt, _ = _counts(seed=5, n=30)
-    Xn = _with_nan(Xt, seed=2, rate=0.3)
+    Xn = with_nan(Xt, seed=2, rate=0.3)
     Xn[0] = np.nan  # nothing observed: the class prior alone
     model = _poisson(estimate, missing="ignore").fit(X, y)
-    Xf = _sparse_nan(Xn) if sparse else Xn
-    jll = model.predict_joint_log_proba(Xf)
-    proba = model.predict_proba(Xf)
-    assert_allclose(jll[0], model.class_log_prior_, rtol=0, atol=1e-12)
-    for i in range(1, Xn.shape[0]):
-        obs = np.flatnonzero(~np.isnan(Xn[i]))
-        sub = _poisson(estimate).fit(X[:, obs], y)
-        want = sub.predict_joint_log_proba(Xt[i : i + 1, obs])[0]
-        assert_allclose(jll[i], want, rtol=1e-12, atol=1e-12)
-        assert_allclose(proba[i], sub.predict_proba(Xt[i : i + 1, obs])[0], rtol=1e-12, atol=0)
+    assert_scores_equal_observed_columns(model, lambda: _poisson(estimate), X, y, Xt, Xn, sparse)
 
 
 def test_poisson_missing_mle_zero_rate_is_dropped_with_its_feature():
@@ -158,32 +133,26 @@ def test_poisson_missing_mle_zero_rate_is_dropped_with_its_feature():
 @pytest.mark.parametrize("estimate", POISSON_ESTIMATES)
 def test_poisson_counts_observed_documents_per_feature(estimate):
     X, y = _counts()
-    Xn = _with_nan(X, seed=4, rate=0.25, keep_rows=3)
+    Xn = with_nan(X, seed=4, rate=0.25, keep_rows=3)
     w = np.random.default_rng(0).integers(1, 4, X.shape[0]).astype(float)
     model = _poisson(estimate, missing="ignore").fit(Xn, y, sample_weight=w)
-    for c in range(3):
-        for j in range(X.shape[1]):
-            rows = (y == c) & np.isnan(Xn[:, j])
-            assert model.missing_count_[c, j] == w[rows].sum()
-    post = model.posterior_
-    feature_ev = 0.0
-    for j in range(X.shape[1]):
-        rows = ~np.isnan(Xn[:, j])
-        sub = _poisson(estimate).fit(X[rows][:, [j]], y[rows], sample_weight=w[rows])
+
+    def same_feature(model, sub, j):
         # Gamma(α + S_cj, β + N_cj) with N_cj the documents where feature j is observed.
+        post = model.posterior_
         assert_allclose(post.shape[:, j], sub.posterior_.shape[:, 0], rtol=1e-14)
         assert_allclose(post.rate[:, j], sub.posterior_.rate[:, 0], rtol=1e-14)
         assert_allclose(
             model.feature_log_rate_[:, j], sub.feature_log_rate_[:, 0], rtol=1e-13, atol=0
         )
-        feature_ev += sub.log_evidence() - _class_log_evidence(sub)
-    assert_allclose(model.log_evidence() - _class_log_evidence(model), feature_ev, rtol=1e-12)
-    assert_array_equal(model.class_count_, np.bincount(y, weights=w))  # every label
+
+    make_sub = partial(_poisson, estimate)
+    assert_counts_observed_documents(model, make_sub, X, Xn, y, w, same_feature)
 
 
 def test_poisson_posterior_draws_use_observed_counts():
     X, y = _counts()
-    Xn = _with_nan(X, seed=15, rate=0.4, keep_rows=3)
+    Xn = with_nan(X, seed=15, rate=0.4, keep_rows=3)
     model = bnb.PoissonNB(missing="ignore").fit(Xn, y)
     draws = posterior_draws(model, draws=20000, chains=1, random_seed=0)["feature_rate"][0]
     post = model.posterior_
@@ -203,10 +172,10 @@ def test_poisson_posterior_draws_use_observed_counts():
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
 def test_poisson_partial_fit_equals_fit_and_sparse_equals_dense(model, sparse):
     X, y = _counts()
-    Xn = _with_nan(X, seed=9, rate=0.2)
+    Xn = with_nan(X, seed=9, rate=0.2)
     Xn[:30] = np.nan_to_num(Xn[:30])  # a first batch without NaN
-    Xf = _sparse_nan(Xn) if sparse else Xn
-    Xt = _with_nan(_counts(seed=3, n=25)[0], seed=10, rate=0.3)
+    Xf = sparse_nan(Xn) if sparse else Xn
+    Xt = with_nan(_counts(seed=3, n=25)[0], seed=10, rate=0.3)
     whole = clone(model).fit(Xn, y)
     parts = clone(model)
     for rows in np.array_split(np.arange(X.shape[0]), 3):
@@ -214,7 +183,7 @@ def test_poisson_partial_fit_equals_fit_and_sparse_equals_dense(model, sparse):
     assert_allclose(parts.feature_count_, whole.feature_count_, rtol=1e-14)
     assert_allclose(parts.missing_count_, whole.missing_count_, rtol=1e-14)
     assert_allclose(parts.log_factorial_, whole.log_factorial_, rtol=1e-14)
-    Xtf = _sparse_nan(Xt) if sparse else Xt
+    Xtf = sparse_nan(Xt) if sparse else Xt
     assert_allclose(parts.predict_proba(Xtf), whole.predict_proba(Xt), rtol=1e-12, atol=1e-15)
     assert_allclose(parts.log_evidence(), whole.log_evidence(), rtol=1e-13)
 
@@ -225,7 +194,7 @@ def test_poisson_distributed_fit_with_nan():
     from bayesnb import distributed
 
     X, y = _counts(n=120)
-    Xn = _with_nan(X, seed=13, rate=0.2)
+    Xn = with_nan(X, seed=13, rate=0.2)
     Xn[:40] = np.nan_to_num(Xn[:40])  # a chunk without NaN: its missing count is a scalar 0
     ref = bnb.PoissonNB(missing="ignore").fit(Xn, y)
     with dask.config.set(scheduler="sync"):
@@ -246,13 +215,13 @@ def test_dcm_scores_are_the_polya_of_the_observed_features(estimate, sparse):
     if estimate == "mle":
         X[y == 1, 4] = 0.0  # β_14 = 0 under the MLE: the zero-concentration path
     Xt, _ = _bursty(seed=5, n=30)
-    Xn = _with_nan(Xt, seed=2, rate=0.3)
+    Xn = with_nan(Xt, seed=2, rate=0.3)
     Xn[0] = np.nan  # nothing observed: the class prior alone
     model = _dcm(estimate, missing="ignore").fit(X, y)
     beta = model.concentration_
     if estimate == "mle":
         assert np.all(beta[1, 4] == 0.0)
-    jll = model.predict_joint_log_proba(_sparse_nan(Xn) if sparse else Xn)
+    jll = model.predict_joint_log_proba(sparse_nan(Xn) if sparse else Xn)
     assert_allclose(jll[0], model.class_log_prior_, rtol=0, atol=1e-12)
     for i in range(1, Xn.shape[0]):
         obs = np.flatnonzero(~np.isnan(Xn[i]))
@@ -299,12 +268,12 @@ def test_dcm_marginal_by_brute_force():
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
 def test_dcm_fits_complete_documents_and_counts_every_label(sparse):
     X, y = _bursty()
-    Xn = _with_nan(X, seed=8, rate=0.05, keep_rows=3)
+    Xn = with_nan(X, seed=8, rate=0.05, keep_rows=3)
     complete = ~np.isnan(Xn).any(axis=1)
     n_bad = int((~complete).sum())
     assert 0 < n_bad < X.shape[0] // 2
     with pytest.warns(MissingValueWarning, match=f"{n_bad} of {X.shape[0]} row"):
-        model = _dcm("map", missing="ignore").fit(_sparse_nan(Xn) if sparse else Xn, y)
+        model = _dcm("map", missing="ignore").fit(sparse_nan(Xn) if sparse else Xn, y)
     ref = _dcm("map").fit(X[complete], y[complete])
     assert_array_equal(model.class_count_, np.bincount(y))
     assert_array_equal(model.feature_count_, ref.feature_count_)
@@ -319,17 +288,17 @@ def test_dcm_fits_complete_documents_and_counts_every_label(sparse):
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
 def test_dcm_partial_fit_equals_fit(sparse):
     X, y = _bursty()
-    Xn = _with_nan(X, seed=11, rate=0.05)
-    Xf = _sparse_nan(Xn) if sparse else Xn
-    whole = _quiet(_dcm(missing="ignore").fit, Xn, y)
+    Xn = with_nan(X, seed=11, rate=0.05)
+    Xf = sparse_nan(Xn) if sparse else Xn
+    whole = quiet(_dcm(missing="ignore").fit, Xn, y)
     parts = _dcm(missing="ignore")
     for rows in np.array_split(np.arange(X.shape[0]), 3):
-        _quiet(parts.partial_fit, Xf[rows], y[rows], classes=[0, 1, 2])
+        quiet(parts.partial_fit, Xf[rows], y[rows], classes=[0, 1, 2])
     assert_array_equal(parts.class_count_, whole.class_count_)
     assert _triplets(parts.value_count_) == _triplets(whole.value_count_)
     assert_allclose(parts.concentration_, whole.concentration_, rtol=1e-10)
-    Xt = _with_nan(_bursty(seed=4, n=20)[0], seed=12, rate=0.3)
-    Xtf = _sparse_nan(Xt) if sparse else Xt
+    Xt = with_nan(_bursty(seed=4, n=20)[0], seed=12, rate=0.3)
+    Xtf = sparse_nan(Xt) if sparse else Xt
     assert_allclose(parts.predict_proba(Xtf), whole.predict_proba(Xt), rtol=1e-9, atol=1e-14)
 
 
@@ -338,15 +307,7 @@ def test_dcm_partial_fit_equals_fit(sparse):
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
 def test_error_names_rows_and_columns(model, sparse):
     X, y = _counts()
-    Xn = X.copy()
-    Xn[[3, 7, 7, 12], [2, 2, 4, 2]] = np.nan
-    Xf = _sparse_nan(Xn) if sparse else Xn
-    msg = r"NaN.*4 entries in 3 row\(s\) and 2 column\(s\): rows \[3, 7, 12\], columns \[2, 4\]"
-    with pytest.raises(ValueError, match=msg):
-        clone(model).fit(Xf, y)
-    fitted = clone(model).fit(X, y)
-    with pytest.raises(ValueError, match="missing='ignore'"):
-        fitted.predict_proba(Xf)
+    assert_nan_error_names_cells(model, X, y, sparse)
     with pytest.raises(ValueError, match="missing must be one of"):
         clone(model).set_params(missing="drop").fit(X, y)
 
@@ -371,11 +332,11 @@ def _point_model(model, values, s):
 
 def test_label_log_likelihood_marginalises_like_predict():
     X, y = _counts()
-    Xn = _with_nan(X, seed=16, rate=0.2, keep_rows=3)
+    Xn = with_nan(X, seed=16, rate=0.2, keep_rows=3)
     seed, n_draws = 3, 40
     for model in (
         bnb.PoissonNB(missing="ignore").fit(Xn, y),
-        _quiet(_dcm(missing="ignore").fit, Xn, y),
+        quiet(_dcm(missing="ignore").fit, Xn, y),
     ):
         got, _ = label_log_likelihood_draws(model, Xn, y, draws=n_draws, random_seed=seed)
         values = posterior_draws(
@@ -388,13 +349,13 @@ def test_label_log_likelihood_marginalises_like_predict():
 
 def test_save_load_round_trips_missing(tmp_path):
     X, y = _counts()
-    Xn = _with_nan(X, seed=18, rate=0.1, keep_rows=3)
+    Xn = with_nan(X, seed=18, rate=0.1, keep_rows=3)
     for model in (
         bnb.PoissonNB(missing="ignore"),
         bnb.PoissonNB(missing="ignore", estimate="bayes"),
         _dcm(missing="ignore"),
     ):
-        fitted = _quiet(model.fit, Xn, y)
+        fitted = quiet(model.fit, Xn, y)
         path = tmp_path / f"{type(model).__name__}.nc"
         fitted.save(path)
         loaded = bnb.load(path)
@@ -403,14 +364,14 @@ def test_save_load_round_trips_missing(tmp_path):
         assert loaded.log_evidence() == fitted.log_evidence()
         if isinstance(model, bnb.PoissonNB):
             assert_array_equal(loaded.missing_count_, fitted.missing_count_)
-        _quiet(loaded.partial_fit, Xn[:10], y[:10])  # keeps learning from the loaded state
-        ref = _quiet(clone(model).fit, np.vstack([Xn, Xn[:10]]), np.concatenate([y, y[:10]]))
+        quiet(loaded.partial_fit, Xn[:10], y[:10])  # keeps learning from the loaded state
+        ref = quiet(clone(model).fit, np.vstack([Xn, Xn[:10]]), np.concatenate([y, y[:10]]))
         assert_allclose(loaded.predict_proba(Xn), ref.predict_proba(Xn), rtol=1e-8)
 
 
 def test_sample_from_a_model_fitted_with_missing_values():
     X, y = _counts()
-    Xn = _with_nan(X, seed=21, rate=0.2, keep_rows=3)
+    Xn = with_nan(X, seed=21, rate=0.2, keep_rows=3)
     model = bnb.PoissonNB(missing="ignore").fit(Xn, y)
     Xs, ys = model.sample(20000, random_seed=0)
     rates = model.posterior_.mean()
@@ -424,8 +385,8 @@ def test_sample_from_a_model_fitted_with_missing_values():
 @pytest.mark.parametrize("model", [bnb.PoissonNB, bnb.DirichletCompoundNB], ids=str)
 def test_pymc_path_refuses_missing_values(model):
     X, y = _counts()
-    Xn = _with_nan(X, seed=20, rate=0.1, keep_rows=3)
-    fitted = _quiet(model(missing="ignore").fit, Xn, y)
+    Xn = with_nan(X, seed=20, rate=0.1, keep_rows=3)
+    fitted = quiet(model(missing="ignore").fit, Xn, y)
     with pytest.raises(ValueError, match=r"PyMC path .* complete data only"):
         fitted.to_pymc(Xn, y)
 

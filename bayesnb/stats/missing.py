@@ -18,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from bayesnb.stats.discrete import count_features
+from bayesnb.validation import _finite_values, _sum_is_finite
 
 __all__ = [
     "as_float",
@@ -30,18 +31,11 @@ __all__ = [
 ]
 
 
-def _values(X) -> np.ndarray:
-    return X.data if sp.issparse(X) else np.asarray(X)
-
-
 def has_missing(X) -> bool:
     """Whether validated ``X`` holds a NaN (one ``sum`` when it does not)."""
-    values = _values(X)
-    if values.size == 0:
+    values = _finite_values(X)
+    if _sum_is_finite(values):
         return False
-    with np.errstate(over="ignore", invalid="ignore"):
-        if np.isfinite(values.sum()):
-            return False
     return bool(np.isnan(values).any())
 
 
