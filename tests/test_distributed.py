@@ -230,6 +230,29 @@ def test_reduction_tree_levels_and_refit_in_place(model, scheduler, client):
     _assert_same_discrete(got, ref)
 
 
+def test_a_task_reading_both_x_and_y_runs_once():
+    # One read per chunk gives X and y (a file holding both): fusing the graphs of X and y
+    # separately would run every read twice.
+    X, y = _data()
+    calls = []
+
+    def read(i):
+        calls.append(i)
+        rows = slice(50 * i, 50 * (i + 1))
+        return sp.csr_matrix(X[rows]), y[rows]
+
+    parts = [dask.delayed(read)(i) for i in range(3)]
+    meta = sp.csr_matrix((0, N_FEATURES))
+    Xd = da.concatenate(
+        [da.from_delayed(p[0], (50, N_FEATURES), dtype=float, meta=meta) for p in parts]
+    )
+    yd = da.concatenate([da.from_delayed(p[1], (50,), dtype=y.dtype) for p in parts])
+    with dask.config.set(scheduler="threads"):
+        got = bd.fit(bnb.MultinomialNB(), Xd, yd, classes=["ant", "bee", "cat"])
+    assert sorted(calls) == [0, 1, 2]  # (classes=None would read y once more to find them)
+    _assert_same_discrete(got, bnb.MultinomialNB().fit(X[:150], y[:150]))
+
+
 def test_cluster_results_come_straight_from_the_workers(client):
     # A LocalCluster's scheduler listens on loopback: tables skip the scheduler hop, unless
     # the client says otherwise.
