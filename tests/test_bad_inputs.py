@@ -794,7 +794,10 @@ def catalogue(tmp: Path) -> list[Case]:
     return cases
 
 
+# The catalogue is built at collection time, before any fixture exists: one folder for the
+# files it refers to, removed when the test process ends.
 _TMP = Path(__import__("tempfile").mkdtemp(prefix="bayesnb-bad-inputs-"))
+__import__("atexit").register(__import__("shutil").rmtree, _TMP, ignore_errors=True)
 CASES = catalogue(_TMP)
 CLI_CASES = _cli_cases(_TMP)
 
