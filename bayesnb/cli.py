@@ -39,16 +39,45 @@ __all__ = ["DEMO_FORTUNES", "DataError", "load_data", "main"]
 
 DEMO_SEED = 0
 DEMO_FORTUNES = ["art", "computers", "food", "law", "science"]
-MODELS = ("bernoulli", "multinomial", "categorical", "gda")
+MODELS = ("bernoulli", "multinomial", "categorical", "poisson", "dcm", "gda")
 DATA_NAMES = ("digits", "breast_cancer", "wine", "iris", "fortunes[:cat1,cat2,...]")
-# "map" needs concentrations above 1 for an interior mode; alpha = 2 is add-one smoothing.
+# "map" needs concentrations above 1 for an interior mode; alpha = 2 is add-one smoothing
+# (PoissonNB: a Gamma shape 2, whose mode adds one pseudo-count).
 MAP_PRIOR = {"alpha": 2.0, "class_alpha": 2.0}
+# Models without an ``alpha`` parameter: GDA (Normal-Inverse-Wishart prior) and the DCM
+# (Gamma(prior_shape, prior_rate) on its Dirichlet concentrations; its default shape 1.1 > 1
+# already has an interior mode).
+_NO_ALPHA = {
+    "gda": "its prior is Normal-Inverse-Wishart",
+    "dcm": "its prior is Gamma(prior_shape, prior_rate) on the Dirichlet concentrations",
+}
 _MODEL_OF = {
     "BernoulliNB": "bernoulli",
     "MultinomialNB": "multinomial",
     "CategoricalNB": "categorical",
+    "PoissonNB": "poisson",
+    "DirichletCompoundNB": "dcm",
     "GDA": "gda",
 }
+_MODELS_HELP = (
+    "bernoulli, multinomial, categorical, poisson (PoissonNB with alpha='evidence': the Gamma "
+    "shape is learned, rate 1), dcm (DirichletCompoundNB, Gamma(1.1, 1) prior, estimates mle, "
+    "map, mean; no bayes), gda (continuous data only)"
+)
+
+
+def _map_params(model: str) -> dict:
+    """Parameters of the ``"map"`` entry when a model is compared under every estimate."""
+    return {"class_alpha": 2.0} if model in _NO_ALPHA else MAP_PRIOR
+
+
+def _model_estimates(model: str) -> tuple[str, ...]:
+    """The estimates a model computes (the DCM's ``"bayes"`` has no closed form)."""
+    if model == "dcm":
+        from bayesnb.dcm import DCM_ESTIMATES
+
+        return tuple(DCM_ESTIMATES)
+    return tuple(ESTIMATES)
 
 
 class DataError(ValueError):
@@ -199,14 +228,24 @@ def _alpha(text: str | None):
     return value
 
 
-def _estimator(model: str, data, estimate: str = "mean", alpha=None):
+def _estimator(model: str, data, estimate: str | None = "mean", alpha=None):
+    """The default configuration of ``model`` with ``estimate`` (None: the model's own)."""
     from bayesnb.report.data import default_estimator
 
-    est = default_estimator(model, data).set_params(estimate=estimate)
+    est = default_estimator(model, data)
+    if estimate is not None:
+        est.set_params(estimate=estimate)
+    estimate = est.estimate
     if alpha is not None:
-        if model == "gda":
-            raise DataError("--alpha does not apply to gda (its prior is Normal-Inverse-Wishart)")
+        if model in _NO_ALPHA:
+            raise DataError(f"--alpha does not apply to {model} ({_NO_ALPHA[model]})")
         est.set_params(alpha=alpha)
+    try:
+        # A configuration the model refuses (the DCM's "bayes", a MAP without an interior
+        # mode) is a usage error, reported before any data is fitted.
+        est._check_params()
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"{model} with estimate={estimate!r}: {_one_line(exc)}") from exc
     return est
 
 
@@ -315,7 +354,7 @@ def run_demo(
     saved, unsaved = 0, set()
     for s in studies:
         t0 = time.perf_counter()
-        params = MAP_PRIOR if s.model != "gda" else {"class_alpha": 2.0}
+        params = _map_params(s.model)
         for estimate, est in all_estimates(s.estimator, map_params=params).items():
             fitted = _fit_named(clone(est), s.data.X_train, s.data.y_train, s.data.feature_names)
             try:
@@ -412,7 +451,7 @@ def _fit_streamed(args) -> int:
     alpha = getattr(est, "alpha_", None)
     columns = f"{est.n_features_in_:,} " + ("hashed features" if args.hash_features else "words")
     print(
-        f"fitted {type(est).__name__} (estimate={args.estimate}"
+        f"fitted {type(est).__name__} (estimate={est.estimate}"
         + (f", alpha={float(np.mean(alpha)):.4g}" if alpha is not None else "")
         + f") on {n_docs:,} documents × {columns}, {len(est.classes_)} classes in "
         f"{seconds:.2f} s, streamed from disk in chunks of {args.chunk_size:,} documents "
@@ -448,7 +487,7 @@ def _cmd_fit(args) -> int:
         acc = float(np.mean(est.predict(data.X) == data.y))
     alpha = getattr(est, "alpha_", None)
     print(
-        f"fitted {type(est).__name__} (estimate={args.estimate}"
+        f"fitted {type(est).__name__} (estimate={est.estimate}"
         + (f", alpha={float(np.mean(alpha)):.4g}" if alpha is not None else "")
         + f") on {data.X.shape[0]} documents × {data.X.shape[1]} features, "
         f"{len(est.classes_)} classes in {time.perf_counter() - t0:.2f} s; "
@@ -610,9 +649,9 @@ def _parse_models(specs: Sequence[str], data, alpha) -> dict:
         if estimate:
             ests[spec] = base
         else:
-            params = MAP_PRIOR if model != "gda" else {"class_alpha": 2.0}
-            for name, est in all_estimates(base, map_params=params).items():
-                ests[f"{model}:{name}"] = est
+            every = all_estimates(base, map_params=_map_params(model))
+            for name in _model_estimates(model):
+                ests[f"{model}:{name}"] = every[name]
     return ests
 
 
@@ -731,7 +770,7 @@ def _parser() -> argparse.ArgumentParser:
             "such a model's columns). With --nuts the corpus is loaded in memory."
         ),
     )
-    fit.add_argument("model", choices=MODELS, metavar="MODEL", help=f"one of {', '.join(MODELS)}")
+    fit.add_argument("model", choices=MODELS, metavar="MODEL", help=f"one of {_MODELS_HELP}")
     fit.add_argument(
         "--data",
         required=True,
@@ -755,13 +794,14 @@ def _parser() -> argparse.ArgumentParser:
     fit.add_argument(
         "--estimate",
         choices=ESTIMATES,
-        default="mean",
-        help="how the model scores new data (default: mean)",
+        help="how the model scores new data (default: the model's own, mean; dcm: map, and "
+        "dcm refuses bayes)",
     )
     fit.add_argument(
         "--alpha",
         metavar="N|evidence",
-        help="prior concentration, or 'evidence' to learn it (discrete models)",
+        help="prior concentration (poisson: Gamma shape), or 'evidence' to learn it "
+        "(bernoulli, multinomial, categorical, poisson)",
     )
     fit.add_argument(
         "--nuts",
@@ -802,18 +842,24 @@ def _parser() -> argparse.ArgumentParser:
             "`bayesnb compare --data digits multinomial bernoulli:mean complement`. A model "
             "without an estimate is compared under all four. Baselines (scikit-learn, default "
             "parameters, --alpha does not apply): complement (ComplementNB), logistic "
-            "(LogisticRegression), or sklearn:CLASS for any classifier with predict_proba."
+            "(LogisticRegression), or sklearn:CLASS for any classifier with predict_proba. "
+            "poisson defaults to alpha='evidence' (Gamma shape learned, rate 1; --alpha N fixes "
+            "it); dcm is compared under mle, map and mean (it has no bayes estimate)."
         ),
     )
     cmp_.add_argument(
         "models",
         nargs="+",
         metavar="MODEL[:ESTIMATE]",
-        help=f"model ({', '.join(MODELS)}), optionally :mle|map|mean|bayes; or a baseline "
+        help=f"model ({_MODELS_HELP}), optionally :mle|map|mean|bayes; or a baseline "
         "(complement, logistic, sklearn:CLASS)",
     )
     cmp_.add_argument("--data", required=True, metavar="SPEC", help=_DATA_HELP)
-    cmp_.add_argument("--alpha", metavar="N|evidence", help="prior concentration (discrete)")
+    cmp_.add_argument(
+        "--alpha",
+        metavar="N|evidence",
+        help="prior concentration (bernoulli, multinomial, categorical, poisson; not dcm, gda)",
+    )
     cmp_.add_argument("--test-size", type=float, default=0.3, help="held-out share (0.3)")
     cmp_.add_argument("--cv", type=int, help="K-fold cross-validation instead of one split")
     cmp_.add_argument("--no-loo", action="store_true", help="skip PSIS-LOO (faster)")

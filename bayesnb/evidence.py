@@ -20,7 +20,9 @@ multinomial coefficients), so it is a sum of independent conjugate pieces:
 Maximising it over one symmetric concentration gives ``alpha="evidence"`` and
 ``class_alpha="evidence"`` (empirical Bayes; :func:`learn_hyperparameters`, run after every
 ``fit``/``partial_fit``), with Minka's fixed point (T. Minka, "Estimating a Dirichlet
-distribution", 2000/2012) and a bounded 1-D search in log α as fallback.
+distribution", 2000/2012) and a bounded 1-D search in log α as fallback. PoissonNB's Gamma
+shape α (rate β fixed) is the root of the digamma gradient, which is monotone in α
+(:func:`fit_gamma_shape`).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ __all__ = [
     "dirichlet_log_evidence",
     "feature_log_evidence",
     "fit_beta_alpha",
+    "fit_gamma_shape",
     "fit_symmetric_dirichlet",
     "gamma_poisson_log_evidence",
     "learn_hyperparameters",
@@ -353,15 +356,21 @@ def _maximise(
         options={"xatol": 1e-10, "maxiter": 2000},
     )
     a = float(np.exp(res.x))
+    _warn_at_bound(a, name)
+    return a
+
+
+def _warn_at_bound(a: float, name: str, stacklevel: int = 5) -> None:
+    """Warn when a learned value sits within a factor 10 of :data:`ALPHA_BOUNDS`."""
+    lo, hi = ALPHA_BOUNDS
     if a < lo * 10 or a > hi / 10:
         warnings.warn(
             f"the evidence keeps increasing as {name} goes to "
             f"{'0' if a < 1 else 'infinity'}; {name}_ is set to {a:.3g}, near the search "
             f"bound {ALPHA_BOUNDS}",
             RuntimeWarning,
-            stacklevel=4,
+            stacklevel=stacklevel,
         )
-    return a
 
 
 def fit_symmetric_dirichlet(
@@ -450,10 +459,70 @@ def fit_beta_alpha(
     return _maximise(log_ev, update, name)
 
 
+def fit_gamma_shape(sums: np.ndarray, counts: np.ndarray, beta, *, name: str = "alpha") -> float:
+    """Gamma shape α maximising the Gamma-Poisson evidence with the rate β held fixed.
+
+    The log evidence (:func:`gamma_poisson_log_evidence`) in α is
+    ``Σ_cj [ln Γ(α + S_cj) − ln Γ(α)] + α Σ_cj ln(β_j / (β_j + N_cj))`` plus terms free of α;
+    its derivative
+
+    ``g(α) = Σ_cj [ψ(α + S_cj) − ψ(α) + ln β_j − ln(β_j + N_cj)]``
+
+    strictly decreases in α (ψ(α + S) − ψ(α) does for S > 0), so the evidence is concave in α
+    and its maximum is the unique root of g, found by Brent's method in ln α over
+    :data:`ALPHA_BOUNDS`. g → +∞ as α → 0 once some S_cj > 0 and tends to
+    ``Σ ln(β/(β + N)) < 0`` as α → ∞, so the root is interior unless no count was seen
+    (then α → 0, with the same warning as the other learned concentrations at a bound).
+    The digamma sum runs over the distinct positive S_cj only (their multiplicities
+    weighting), so one step costs the number of distinct sums, not K × V digammas.
+
+    Parameters
+    ----------
+    sums : ndarray of shape (n_classes, n_features)
+        Weighted per-class feature sums S_cj.
+    counts : ndarray of shape (n_classes,) or (n_classes, n_features)
+        Class counts N_c, or (``missing="ignore"``) the documents N_cj observing feature j.
+    beta : float or ndarray of shape (n_features,)
+        The fixed Gamma rate (> 0).
+    name : str
+        The parameter name used in warnings.
+
+    Returns
+    -------
+    float
+    """
+    from scipy.optimize import brentq
+
+    s = np.asarray(sums, dtype=np.float64)
+    n = np.asarray(counts, dtype=np.float64)
+    n = np.broadcast_to(n[:, None] if n.ndim == 1 else n, s.shape)
+    b = np.broadcast_to(np.asarray(beta, dtype=np.float64), s.shape)
+    # Σ_cj ln(β/(β + N)) ≤ 0: the α-linear part of the evidence (log1p: accurate for N ≪ β).
+    slope = -float(np.sum(np.log1p(n / b)))
+    s_val, s_mult = np.unique(s[s > 0], return_counts=True)
+    s_mult = s_mult.astype(np.float64)
+    lo, hi = np.log(ALPHA_BOUNDS[0]), np.log(ALPHA_BOUNDS[1])
+
+    def grad(t: float) -> float:
+        a = np.exp(t)
+        return float(np.sum(s_mult * (digamma(s_val + a) - digamma(a))) + slope)
+
+    if grad(lo) <= 0:
+        a = float(ALPHA_BOUNDS[0])  # no count anywhere (or none informative): α → 0
+    elif grad(hi) >= 0:
+        a = float(ALPHA_BOUNDS[1])  # no documents: the evidence does not depend on α
+    else:
+        a = float(np.exp(brentq(grad, lo, hi, xtol=1e-13, rtol=4 * np.finfo(float).eps)))
+    _warn_at_bound(a, name, stacklevel=4)
+    return a
+
+
 def _learn_alpha(est) -> float:
     kind = _kind(est)
     est.alpha_ = 1.0  # placeholder: only the counts of the posterior are read below
     post = est.posterior_
+    if kind == "poisson":
+        return fit_gamma_shape(post.sums, post.counts, post.beta)
     if kind == "bernoulli":
         if est.beta is None:
             # β = α: a symmetric 2-category Dirichlet on every (class, feature) pair.

@@ -43,9 +43,13 @@ def check_gamma_parameter(value, name: str, n_features: int | None = None):
     float or ndarray of float64
     """
     if isinstance(value, str):
+        hint = (
+            "or 'evidence' (learned at fit)"
+            if name == "alpha"
+            else "(only the shape alpha is learned from the evidence, with alpha='evidence')"
+        )
         raise ValueError(
-            f"{name} must be a positive number or an array of them, got {value!r} "
-            "(PoissonNB does not learn its Gamma prior from the evidence)"
+            f"{name} must be a positive number or an array of them {hint}, got {value!r}"
         )
     try:
         arr = np.asarray(value, dtype=np.float64)
@@ -70,8 +74,11 @@ class PoissonNB(_MissingCounts, _DiscreteNB):
 
     Parameters
     ----------
-    alpha : float or array-like of shape (n_features,), default 1.0
-        Shape of the Gamma prior: pseudo-counts of each feature.
+    alpha : float, array-like of shape (n_features,) or "evidence", default 1.0
+        Shape of the Gamma prior: pseudo-counts of each feature. ``"evidence"`` learns one
+        shared α maximising the closed-form evidence with ``beta`` held fixed (empirical
+        Bayes, :func:`bayesnb.evidence.fit_gamma_shape`; re-learned after every
+        ``fit``/``partial_fit`` and after ``set_params``), stored in ``alpha_``.
     beta : float or array-like of shape (n_features,), default 1.0
         Rate of the Gamma prior: pseudo-documents holding those counts. The default
         Gamma(1, 1) is an exponential prior with mean 1 (one pseudo-document with one count
@@ -82,7 +89,8 @@ class PoissonNB(_MissingCounts, _DiscreteNB):
         For a large sparse vocabulary use a small ``alpha``: the prior adds V·α/(β + N_c) to
         the expected total count of a class-c document, which on text with V = 10⁴ words
         dwarfs real document lengths (on 5 fortune categories α ≈ 0.05 maximises the
-        evidence and scores far better held-out labels than α = 1).
+        evidence and scores far better held-out labels than α = 1); ``alpha="evidence"``
+        finds it.
     class_alpha : float, default 1.0
         Dirichlet concentration of the class prior (0: empirical class frequencies).
     estimate : {"mle", "map", "mean", "bayes"}, default "mean"
@@ -136,6 +144,8 @@ class PoissonNB(_MissingCounts, _DiscreteNB):
         zeros until some training value is missing).
     feature_log_rate_ : ndarray of shape (n_classes, n_features)
         log λ_cj of ``estimate`` (the posterior mean for ``"bayes"``, the predictive's mean).
+    alpha_ : float or ndarray
+        The shape in use: ``alpha``, or the learned value for ``alpha="evidence"``.
     posterior_ : GammaPosterior
     """
 
@@ -164,13 +174,18 @@ class PoissonNB(_MissingCounts, _DiscreteNB):
     def _check_params(self) -> None:
         # Not _DiscreteNB's: a Gamma rate β has no ">= 1" condition for the mode.
         GenerativeClassifier._check_params(self)
-        check_gamma_parameter(self.alpha, "alpha")
+        if not self._learns_alpha():
+            check_gamma_parameter(self.alpha, "alpha")
+            check_gamma_mode(self.estimate, self.alpha)
         check_gamma_parameter(self.beta, "beta")
-        check_gamma_mode(self.estimate, self.alpha)
         self._check_dtype()
 
+    def _learns_alpha(self) -> bool:
+        return isinstance(self.alpha, str) and self.alpha == "evidence"
+
     def _reset_counts(self, n_features: int) -> None:
-        check_gamma_parameter(self.alpha, "alpha", n_features)
+        if not self._learns_alpha():
+            check_gamma_parameter(self.alpha, "alpha", n_features)
         check_gamma_parameter(self.beta, "beta", n_features)
         super()._reset_counts(n_features)
         self.log_factorial_ = np.zeros(len(self.classes_))
@@ -179,6 +194,17 @@ class PoissonNB(_MissingCounts, _DiscreteNB):
         n = self.n_features_in_
         check_gamma_parameter(alpha, "alpha", n)
         check_gamma_parameter(self.beta, "beta", n)
+
+    def _compute_alpha(self):
+        alpha = super()._compute_alpha()
+        if self._learns_alpha() and self.estimate == "map" and alpha < 1:
+            # Fail at fit, not at the first predict (the tables are built lazily).
+            raise ValueError(
+                f"estimate='map' needs alpha >= 1, but the evidence-maximising alpha_ is "
+                f"{alpha:.3g}: with a Gamma shape below 1 the posterior mode of an unseen "
+                "feature's rate is λ = 0. Use estimate='mean' (or a fixed alpha >= 1)."
+            )
+        return alpha
 
     def _statistics(self, X, codes, weights) -> dict:
         k = len(self.classes_)

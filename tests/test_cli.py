@@ -67,7 +67,7 @@ def test_help_on_every_command(argv, expected, capsys):
         ["frobnicate"],
         [],
         ["demo", "--no-such-flag"],
-        ["fit", "poisson", "--data", "digits", "--out", "x.nc"],
+        ["fit", "frobnicatenb", "--data", "digits", "--out", "x.nc"],
         ["fit", "multinomial", "--out", "x.nc"],
         ["compare", "--data", "digits"],
     ],
@@ -108,6 +108,44 @@ def test_compare_prints_the_table(capsys):
     assert "540 held-out documents" in out
 
 
+def test_compare_poisson_and_dcm(capsys):
+    rc, out, err = _run(["compare", "--data", "digits", "poisson", "dcm", "--no-loo"], capsys)
+    assert rc == 0, err
+    rows = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if parts and re.fullmatch(r"\w+:\w+", parts[0]):
+            rows[parts[0]] = parts[1:]
+    # The DCM has no "bayes" (no closed-form predictive): three rows, not four.
+    assert list(rows) == [
+        "poisson:mle",
+        "poisson:map",
+        "poisson:mean",
+        "poisson:bayes",
+        "dcm:mle",
+        "dcm:map",
+        "dcm:mean",
+    ]
+    data = load_data("digits")
+    idx = np.arange(len(data.y_test))
+    # poisson defaults to alpha="evidence"; its numbers are those of a direct fit.
+    pois = bnb.PoissonNB(alpha="evidence", estimate="bayes").fit(data.X_train, data.y_train)
+    assert 1.0 < pois.alpha_ < 1.5
+    acc = np.mean(pois.predict(data.X_test) == data.y_test)
+    assert float(rows["poisson:bayes"][0]) == pytest.approx(acc, abs=5e-5)
+    lp = pois.predict_log_proba(data.X_test)[idx, data.y_test].mean()
+    assert float(rows["poisson:bayes"][4]) == pytest.approx(lp, abs=5e-5)
+    # the MAP entry uses the fixed shape 2 (a mode needs alpha >= 1), as multinomial's
+    pmap = bnb.PoissonNB(alpha=2.0, class_alpha=2.0, estimate="map")
+    pmap.fit(data.X_train, data.y_train)
+    lp = pmap.predict_log_proba(data.X_test)[idx, data.y_test].mean()
+    assert float(rows["poisson:map"][4]) == pytest.approx(lp, abs=5e-5)
+    dcm = bnb.DirichletCompoundNB(estimate="map").fit(data.X_train, data.y_train)
+    lp = dcm.predict_log_proba(data.X_test)[idx, data.y_test].mean()
+    assert float(rows["dcm:map"][4]) == pytest.approx(lp, abs=5e-5)
+    assert rows["poisson:mle"][4] == "-inf" and rows["dcm:mle"][4] == "-inf"
+
+
 def test_compare_gda_with_loo(capsys):
     rc, out, err = _run(["compare", "--data", "wine", "gda:mean", "gda:bayes"], capsys)
     assert rc == 0, err
@@ -143,6 +181,40 @@ def test_fit_and_report_on_a_csv_corpus(tmp_path, capsys):
     assert 'id="saved-model"' in page and str(model) in page
     bars = [BAR.match(line) for line in err.splitlines()]
     assert all(bars) and bars[-1][1] == bars[-1][2]
+
+
+@pytest.mark.filterwarnings("ignore:X does not have valid feature names")
+@pytest.mark.parametrize(
+    ("model", "cls", "estimate"),
+    [
+        ("poisson", "PoissonNB", "mean"),
+        ("dcm", "DirichletCompoundNB", "map"),
+    ],
+)
+def test_fit_and_report_poisson_and_dcm_on_digits(model, cls, estimate, tmp_path, capsys):
+    path = tmp_path / f"{model}.nc"
+    rc, out, err = _run(["fit", model, "--data", "digits", "--out", path], capsys)
+    assert rc == 0, err
+    assert f"fitted {cls} (estimate={estimate}" in out
+    est = bnb.load(path)
+    assert type(est).__name__ == cls and est.estimate == estimate
+    data = load_data("digits")
+    if model == "poisson":  # the default learns the Gamma shape
+        assert est.alpha == "evidence"
+        learned = bnb.PoissonNB(alpha="evidence").fit(data.X, data.y).alpha_
+        assert est.alpha_ == pytest.approx(learned, rel=1e-12)
+        assert f"alpha={learned:.4g}" in out
+    ref = type(est)(**est.get_params()).fit(data.X, data.y)
+    assert_allclose(est.predict_proba(data.X), ref.predict_proba(data.X), rtol=1e-10)
+    acc = float(re.search(r"training accuracy ([\d.]+)", out)[1])
+    assert acc == pytest.approx(np.mean(ref.predict(data.X) == data.y), abs=5e-5)
+    rc, out, err = _run(
+        ["report", path, "--data", "digits", "--out", tmp_path / "rep", "--quick"], capsys
+    )
+    assert rc == 0, err
+    page = (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
+    assert 'id="saved-model"' in page and cls in page
+    assert 'id="failures"' not in page
 
 
 def test_fit_gda_and_report(tmp_path, capsys):
@@ -207,7 +279,32 @@ def _bad_inputs(tmp: Path) -> dict[str, list]:
         "single class": ["compare", "--data", one_class, "multinomial"],
         "undecodable csv": ["compare", "--data", binary, "multinomial"],
         "unknown fortune": ["compare", "--data", "fortunes:nosuchcategory", "multinomial"],
-        "unknown model": ["compare", "--data", "digits", "poisson"],
+        "unknown model": ["compare", "--data", "digits", "frobnicatenb"],
+        "dcm bayes": ["compare", "--data", "digits", "dcm:bayes"],
+        "fit dcm bayes": [
+            "fit",
+            "dcm",
+            "--data",
+            "digits",
+            "--estimate",
+            "bayes",
+            "--out",
+            tmp / "m.nc",
+        ],
+        "alpha for dcm": ["fit", "dcm", "--data", "digits", "--alpha", "2", "--out", tmp / "m.nc"],
+        "poisson on measurements": ["compare", "--data", "wine", "poisson"],
+        "poisson map below one": [
+            "fit",
+            "poisson",
+            "--data",
+            "digits",
+            "--estimate",
+            "map",
+            "--alpha",
+            "0.5",
+            "--out",
+            tmp / "m.nc",
+        ],
         "unknown estimate": ["compare", "--data", "digits", "multinomial:median"],
         "bad alpha": [
             "fit",
@@ -247,6 +344,11 @@ BAD_CASES = [
     "undecodable csv",
     "unknown fortune",
     "unknown model",
+    "dcm bayes",
+    "fit dcm bayes",
+    "alpha for dcm",
+    "poisson on measurements",
+    "poisson map below one",
     "unknown estimate",
     "bad alpha",
     "alpha for gda",
@@ -363,11 +465,11 @@ def _reference_fit(model: str, spec: str):
     from bayesnb.cli import _estimator
 
     data = load_data(spec)
-    return data, _estimator(model, data).fit(data.X, data.y)
+    return data, _estimator(model, data, None).fit(data.X, data.y)
 
 
 @pytest.mark.filterwarnings("ignore:X does not have valid feature names")
-@pytest.mark.parametrize("model", ["multinomial", "bernoulli", "categorical"])
+@pytest.mark.parametrize("model", ["multinomial", "bernoulli", "categorical", "poisson", "dcm"])
 def test_fit_streams_a_folder_and_equals_the_in_memory_fit(model, tmp_path, capsys, monkeypatch):
     from bayesnb import streaming
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy import stats
-from scipy.special import gammaln, logsumexp
+from scipy.special import digamma, gammaln, logsumexp
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import bayesnb as bnb
@@ -264,12 +264,12 @@ def test_log_evidence_is_the_sequential_prior_predictive():
     assert features == pytest.approx(counts, rel=1e-12)
 
 
-def test_evidence_refuses_the_improper_class_prior_and_evidence_hyperparameters():
+def test_evidence_refuses_the_improper_class_prior_and_unknown_strings():
     X, y = poisson_data(11)
     with pytest.raises(ValueError, match="class_alpha > 0"):
         bnb.PoissonNB(class_alpha=0.0).fit(X, y).log_evidence()
-    with pytest.raises(ValueError, match="alpha must be a positive number"):
-        bnb.PoissonNB(alpha="evidence").fit(X, y)
+    with pytest.raises(ValueError, match=r"alpha must be a positive number.*or 'evidence'"):
+        bnb.PoissonNB(alpha="evidense").fit(X, y)
 
 
 # -- posterior draws and summaries -------------------------------------------------------------
@@ -471,3 +471,144 @@ def test_posterior_object_refuses_map_below_one():
 )
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+# -- alpha="evidence": the Gamma shape maximising the evidence, rate fixed -----------------------
+def _shape_gradient(alpha, beta, sums, trials):
+    """d/dα of the Gamma-Poisson log evidence, Σ_cj [ψ(α+S) − ψ(α) + ln β − ln(β+N)], in full."""
+    b = np.broadcast_to(np.asarray(beta, dtype=float), sums.shape)
+    return float(np.sum(digamma(alpha + sums) - digamma(alpha) + np.log(b) - np.log(b + trials)))
+
+
+def _sparse_counts(seed=40, n=150, v=40, k=3):
+    # Text-like: most rates near 0, so the learned shape is well below 1.
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, n)
+    rates = rng.gamma(0.3, 1.0, size=(k, v))
+    return rng.poisson(rates[y]).astype(np.float64), y
+
+
+@pytest.mark.parametrize("beta", [1.0, 0.2, np.linspace(0.5, 3.0, 40)])
+def test_learned_alpha_zeroes_the_gradient_and_beats_a_grid(beta):
+    X, y = _sparse_counts()
+    m = bnb.PoissonNB(alpha="evidence", beta=beta).fit(X, y)
+    a = m.alpha_
+    assert isinstance(a, float) and 0.05 < a < 1.0
+    trials = np.broadcast_to(m.class_count_[:, None], m.feature_count_.shape)
+    grad = _shape_gradient(a, beta, m.feature_count_, trials)
+    # ψ terms of size ~1/α summed over 120 cells: a root to ~1e-9 relative.
+    assert abs(grad) < 1e-7
+    assert _shape_gradient(0.9 * a, beta, m.feature_count_, trials) > 0
+    assert _shape_gradient(1.1 * a, beta, m.feature_count_, trials) < 0
+    best = m.log_evidence()
+    for t in np.geomspace(a / 10, a * 10, 41):
+        assert bnb.PoissonNB(alpha=float(t), beta=beta).fit(X, y).log_evidence() <= best + 1e-9
+    # The finite-difference slope of the evidence in ln α vanishes there too.
+    h = 1e-5
+    up = bnb.PoissonNB(alpha=a * np.exp(h), beta=beta).fit(X, y).log_evidence()
+    down = bnb.PoissonNB(alpha=a * np.exp(-h), beta=beta).fit(X, y).log_evidence()
+    assert abs(up - down) / (2 * h) < 1e-3
+    # The model in use is PoissonNB(alpha=alpha_): same tables, same scores.
+    fixed = bnb.PoissonNB(alpha=a, beta=beta).fit(X, y)
+    np.testing.assert_array_equal(m.predict_joint_log_proba(X), fixed.predict_joint_log_proba(X))
+    assert m.log_evidence() == fixed.log_evidence()
+
+
+def test_learned_alpha_recovers_the_simulating_shape():
+    # λ_cj ~ Gamma(2, rate 1) for 4 × 300 rates, 60 documents per class: the evidence sees
+    # 1200 rates through their counts; with β at its true value α̂ lands near 2.
+    rng = np.random.default_rng(41)
+    k, v, n = 4, 300, 240
+    y = np.repeat(np.arange(k), n // k)
+    rates = rng.gamma(2.0, 1.0, size=(k, v))
+    X = rng.poisson(rates[y]).astype(np.float64)
+    a = bnb.PoissonNB(alpha="evidence", beta=1.0).fit(X, y).alpha_
+    assert a == pytest.approx(2.0, rel=0.12)
+
+
+def test_learned_alpha_with_missing_counts_uses_the_observed_documents():
+    X, y = _sparse_counts(42)
+    rng = np.random.default_rng(43)
+    X[rng.random(X.shape) < 0.2] = np.nan
+    m = bnb.PoissonNB(alpha="evidence", missing="ignore").fit(X, y)
+    trials = m.class_count_[:, None] - m.missing_count_  # N_cj differs per feature
+    assert np.ptp(trials) > 5
+    assert abs(_shape_gradient(m.alpha_, 1.0, m.feature_count_, trials)) < 1e-7
+    # Using N_c instead of N_cj would put the root elsewhere.
+    wrong = np.broadcast_to(m.class_count_[:, None], trials.shape)
+    assert abs(_shape_gradient(m.alpha_, 1.0, m.feature_count_, wrong)) > 1.0
+    for t in (0.8 * m.alpha_, 1.25 * m.alpha_):
+        other = bnb.PoissonNB(alpha=t, missing="ignore").fit(X, y)
+        assert other.log_evidence() < m.log_evidence()
+    # Sparse input with explicit NaN learns the same value.
+    ms = bnb.PoissonNB(alpha="evidence", missing="ignore").fit(sp.csr_matrix(X), y)
+    assert ms.alpha_ == pytest.approx(m.alpha_, rel=1e-12)
+
+
+def test_partial_fit_relearns_alpha_from_the_merged_statistics():
+    X, y = _sparse_counts(44)
+    full = bnb.PoissonNB(alpha="evidence").fit(X, y)
+    parts = bnb.PoissonNB(alpha="evidence")
+    parts.partial_fit(X[:50], y[:50], classes=np.unique(y))
+    first = parts.alpha_
+    assert first == pytest.approx(bnb.PoissonNB(alpha="evidence").fit(X[:50], y[:50]).alpha_)
+    parts.partial_fit(X[50:], y[50:])
+    assert parts.alpha_ != first
+    assert parts.alpha_ == pytest.approx(full.alpha_, rel=1e-12)
+    np.testing.assert_allclose(parts.predict_proba(X), full.predict_proba(X), rtol=1e-10)
+
+
+def test_set_params_alpha_evidence_after_fit_relearns():
+    X, y = _sparse_counts(45)
+    m = bnb.PoissonNB(alpha=1.0).fit(X, y)
+    before = m.predict_joint_log_proba(X)
+    assert m.alpha_ == 1.0
+    m.set_params(alpha="evidence")
+    learned = bnb.PoissonNB(alpha="evidence").fit(X, y)
+    assert m.alpha_ == learned.alpha_ < 1.0
+    np.testing.assert_array_equal(m.predict_joint_log_proba(X), learned.predict_joint_log_proba(X))
+    assert not np.allclose(m.predict_joint_log_proba(X), before)
+    assert m.log_evidence() == learned.log_evidence()
+    m.set_params(alpha=1.0)  # and back, without a refit
+    assert m.alpha_ == 1.0
+    np.testing.assert_array_equal(m.predict_joint_log_proba(X), before)
+    # A different rate moves the learned shape (the prior mean α/β follows the rates).
+    m.set_params(alpha="evidence", beta=0.1)
+    assert m.alpha_ == bnb.PoissonNB(alpha="evidence", beta=0.1).fit(X, y).alpha_
+    assert m.alpha_ != learned.alpha_
+
+
+def test_save_load_keeps_the_learned_alpha(tmp_path):
+    X, y = _sparse_counts(46)
+    for estimate in ("mean", "bayes", "mle"):
+        m = bnb.PoissonNB(alpha="evidence", beta=0.5, estimate=estimate).fit(X, y)
+        path = tmp_path / f"{estimate}.nc"
+        m.save(path)
+        back = bnb.load(path, expected="PoissonNB")
+        assert back.alpha == "evidence"
+        assert back.alpha_ == m.alpha_
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            np.testing.assert_array_equal(back.predict_proba(X), m.predict_proba(X))
+        assert back.log_evidence() == m.log_evidence()
+
+
+def test_map_with_a_learned_shape_below_one_fails_at_fit():
+    X, y = _sparse_counts(47)
+    with pytest.raises(ValueError, match="evidence-maximising alpha_ is 0"):
+        bnb.PoissonNB(alpha="evidence", estimate="map").fit(X, y)
+    # Dense counts with large rates learn a shape above 1: then the mode exists.
+    Xd, yd = poisson_data(48, n=200)
+    m = bnb.PoissonNB(alpha="evidence", beta=0.1, estimate="map").fit(Xd + 5, yd)
+    assert m.alpha_ > 1
+    post = m.posterior_
+    np.testing.assert_allclose(
+        np.exp(m.feature_log_rate_), (m.alpha_ - 1 + post.sums) / post.rate, rtol=1e-13
+    )
+
+
+def test_no_counts_push_alpha_to_the_bound_with_a_warning():
+    y = np.repeat([0, 1], 10)
+    with pytest.warns(RuntimeWarning, match="keeps increasing as alpha goes to 0"):
+        m = bnb.PoissonNB(alpha="evidence").fit(np.zeros((20, 3)), y)
+    assert m.alpha_ < 1e-7

@@ -345,7 +345,7 @@ def test_builder_arguments():
     with pytest.raises(TypeError, match="Study objects"):
         ReportBuilder([bnb.MultinomialNB()])
     with pytest.raises(ValueError, match="model must be one of"):
-        Study(_digits(50), "poisson")
+        Study(_digits(50), "frobnicatenb")
 
 
 # -- a real browser ---------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from sklearn.model_selection import train_test_split
 
 __all__ = ["KINDS", "MODELS", "Dataset", "Study", "default_estimator", "fit_named", "quiet"]
 
-MODELS = ("bernoulli", "multinomial", "categorical", "gda")
+MODELS = ("bernoulli", "multinomial", "categorical", "poisson", "dcm", "gda")
 KINDS = ("counts", "text", "continuous")
 
 
@@ -107,10 +107,17 @@ class Dataset:
 def default_estimator(model: str, data: Dataset):
     """The configuration a study uses when none is given: α = 1 everywhere, the data's threshold.
 
-    GDA is wrapped in nothing: the report standardises continuous features itself.
+    Exceptions: PoissonNB learns its Gamma shape from the evidence (``alpha="evidence"``, rate
+    β = 1): the fixed α = 1 adds one pseudo-count of every feature to every class, which on a
+    text vocabulary swamps the real counts (fortunes: accuracy 0.638 at α = 1, 0.690 at the
+    evidence-maximising α ≈ 0.05). DirichletCompoundNB keeps its class defaults (Gamma(1.1, 1)
+    prior on the concentrations, ``estimate="map"``). GDA is wrapped in nothing: the report
+    standardises continuous features itself.
     """
+    from bayesnb.dcm import DirichletCompoundNB
     from bayesnb.gda import GDA
     from bayesnb.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
+    from bayesnb.poisson import PoissonNB
 
     if model == "bernoulli":
         return BernoulliNB(binarize=data.binarize)
@@ -118,6 +125,10 @@ def default_estimator(model: str, data: Dataset):
         return MultinomialNB()
     if model == "categorical":
         return CategoricalNB()
+    if model == "poisson":
+        return PoissonNB(alpha="evidence")
+    if model == "dcm":
+        return DirichletCompoundNB()
     if model == "gda":
         return GDA()
     raise ValueError(f"model must be one of {MODELS}, got {model!r}")
@@ -130,7 +141,7 @@ class Study:
     Parameters
     ----------
     data : Dataset
-    model : {"bernoulli", "multinomial", "categorical", "gda"}
+    model : {"bernoulli", "multinomial", "categorical", "poisson", "dcm", "gda"}
     estimator : bayesnb estimator, optional
         The unfitted configuration (default :func:`default_estimator`); it is cloned.
     fitted : fitted estimator, optional

@@ -295,7 +295,11 @@ def estimates(study: Study, *, loo_draws: int = 500) -> EstimateResult:
     """
     Xtr, ytr, Xte, yte = split_xy(study)
     gda = study.model == "gda"
-    ests = all_estimates(study.estimator, map_params=GDA_MAP_PRIOR if gda else MAP_PRIOR)
+    # GDA and the DCM have no `alpha`: their MAP entry only sharpens the class prior.
+    no_alpha = study.model in ("gda", "dcm")
+    ests = all_estimates(study.estimator, map_params=GDA_MAP_PRIOR if no_alpha else MAP_PRIOR)
+    if study.model == "dcm":
+        ests.pop("bayes")  # refused by the model: no closed-form Pólya predictive over β
     if gda:
         ests["logistic"] = LogisticRegression(max_iter=5000)
     with warnings.catch_warnings(record=True) as caught:
