@@ -18,13 +18,23 @@ from hypothesis.extra import numpy as hnp
 
 import bayesnb as bnb
 
-__all__ = ["ESTIMATES", "SPECS", "Case", "cases", "estimator_factory", "split_points"]
+__all__ = [
+    "ESTIMATES",
+    "SPECS",
+    "Case",
+    "cases",
+    "estimates_of",
+    "estimator_factory",
+    "split_points",
+    "with_missing",
+]
 
 ESTIMATES = ("mle", "map", "mean", "bayes")
-DISCRETE = ("bernoulli", "multinomial", "categorical")
+DISCRETE = ("bernoulli", "multinomial", "categorical", "poisson", "dcm")
 COVARIANCES = ("shared", "per_class", "diagonal")
 # (model, covariance or None): every estimator configuration the properties run over.
-SPECS = [(m, None) for m in DISCRETE] + [("gda", c) for c in COVARIANCES]
+# "columnwise" is a two-block ColumnwiseNB: MultinomialNB counts + GDA(diagonal) reals.
+SPECS = [(m, None) for m in DISCRETE] + [("gda", c) for c in COVARIANCES] + [("columnwise", None)]
 
 # The long profile (HYPOTHESIS_PROFILE=long) draws larger shapes: up to hundreds of features.
 LONG = os.environ.get("HYPOTHESIS_PROFILE") == "long"
@@ -32,6 +42,11 @@ MAX_FEATURES = 200 if LONG else 24
 MAX_GDA_FEATURES = 40 if LONG else 6
 MAX_CLASSES = 20
 MAX_EXTRA_ROWS = 300 if LONG else 30
+
+
+def estimates_of(model: str) -> tuple[str, ...]:
+    """The estimates a model computes (the DCM refuses ``"bayes"`` by design)."""
+    return bnb.dcm.DCM_ESTIMATES if model == "dcm" else ESTIMATES
 
 
 @dataclasses.dataclass
@@ -58,6 +73,9 @@ class Case:
     classes: np.ndarray
     weights: np.ndarray | None
     X_test: object
+    # Rows that with_missing keeps complete: one per class (discrete models) or the d + 2 per
+    # class a GDA MLE needs; the DCM and GDA fit on complete rows only.
+    core: np.ndarray | None = None
 
     @property
     def n_samples(self) -> int:
@@ -73,25 +91,47 @@ def estimator_factory(model: str, covariance: str | None, estimate: str):
 
     Parameters
     ----------
-    model : {"bernoulli", "multinomial", "categorical", "gda"}
+    model : {"bernoulli", "multinomial", "categorical", "poisson", "dcm", "gda", "columnwise"}
     covariance : {"shared", "per_class", "diagonal"} or None
-        GDA's covariance type; None for the discrete models.
+        GDA's covariance type; None for the other models.
     estimate : {"mle", "map", "mean", "bayes"}
 
     Returns
     -------
     callable
         Discrete ``"map"`` uses alpha = class_alpha = 2 so the posterior mode is interior.
+        ``"columnwise"`` needs ``n_counts`` (see :func:`columnwise_factory`).
     """
     if model == "gda":
         return lambda: bnb.GDA(covariance=covariance, estimate=estimate)
+    if model == "dcm":
+        return lambda: bnb.DirichletCompoundNB(estimate=estimate)
     cls = {
         "bernoulli": bnb.BernoulliNB,
         "multinomial": bnb.MultinomialNB,
         "categorical": bnb.CategoricalNB,
+        "poisson": bnb.PoissonNB,
     }[model]
     kw = {"alpha": 2.0, "class_alpha": 2.0} if estimate == "map" else {}
     return lambda: cls(estimate=estimate, **kw)
+
+
+def columnwise_factory(n_counts: int, n_real: int, estimate: str):
+    """``make()`` of a two-block ColumnwiseNB: columns ``[0, n_counts)`` MultinomialNB, the
+    next ``n_real`` GDA(covariance="diagonal"); ``estimate`` is set on the ColumnwiseNB."""
+    words = slice(0, n_counts)
+    reals = slice(n_counts, n_counts + n_real)
+    alpha = {"alpha": 2.0} if estimate == "map" else {}
+    # The class prior belongs to ColumnwiseNB: class_alpha there, never on a block.
+    outer = {"class_alpha": 2.0} if estimate == "map" else {}
+    return lambda: bnb.ColumnwiseNB(
+        [
+            ("words", bnb.MultinomialNB(**alpha), words),
+            ("reals", bnb.GDA(covariance="diagonal"), reals),
+        ],
+        estimate=estimate,
+        **outer,
+    )
 
 
 @st.composite
@@ -144,7 +184,7 @@ def discrete_case(draw, model: str, estimate: str):
 
     Parameters
     ----------
-    model : {"bernoulli", "multinomial", "categorical"}
+    model : {"bernoulli", "multinomial", "categorical", "poisson", "dcm"}
     estimate : {"mle", "map", "mean", "bayes"}
 
     Returns
@@ -172,6 +212,7 @@ def discrete_case(draw, model: str, estimate: str):
         classes=np.arange(n_classes),
         weights=draw(weights_for(n)),
         X_test=X_test,
+        core=np.arange(n_classes),
     )
 
 
@@ -213,6 +254,54 @@ def gda_case(draw, covariance: str, estimate: str):
         classes=np.arange(n_classes),
         weights=draw(weights_for(len(y))),
         X_test=X_test.astype(dtype),
+        core=np.flatnonzero(order < n_classes * per_class),
+    )
+
+
+@st.composite
+def columnwise_case(draw, estimate: str):
+    """A two-block ColumnwiseNB problem: element-wise counts next to Gaussian reals.
+
+    Parameters
+    ----------
+    estimate : {"mle", "map", "mean", "bayes"}
+
+    Returns
+    -------
+    Case
+        Dense X (the GDA block refuses sparse input) of ``n_counts`` count columns followed by
+        ``d`` real columns; every class has d + 2 rows (the GDA block's MLE is regular).
+    """
+    n_counts = draw(st.integers(1, MAX_FEATURES // 2))
+    d = draw(st.integers(1, MAX_GDA_FEATURES))
+    n_classes = draw(st.integers(2, MAX_CLASSES if LONG else 6))
+    per_class = d + 2
+    n_extra = draw(st.integers(0, MAX_EXTRA_ROWS))
+    y = np.concatenate(
+        [np.repeat(np.arange(n_classes), per_class), draw(labels(n_classes, n_extra))]
+    )
+    n = len(y)
+    top = draw(st.integers(1, 6))
+    counts = draw(hnp.arrays(np.int64, (n, n_counts), elements=st.integers(0, top)))
+    n_test = draw(st.integers(1, 8))
+    counts_test = draw(hnp.arrays(np.int64, (n_test, n_counts), elements=st.integers(0, top)))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    loc = draw(st.sampled_from([0.0, 1e3]))
+    scale = draw(st.sampled_from([1e-2, 1.0, 1e2]))
+    means = rng.normal(0.0, 3.0, size=(n_classes, d))
+    reals = loc + scale * (means[y] + rng.normal(size=(n, d)))
+    reals_test = loc + scale * rng.normal(0.0, 3.0, size=(n_test, d))
+    dtype = draw(st.sampled_from([np.float64, np.float32]))
+    order = rng.permutation(n)
+    X = np.hstack([counts, reals])[order].astype(dtype)
+    return Case(
+        make=columnwise_factory(n_counts, d, estimate),
+        X=X,
+        y=y[order],
+        classes=np.arange(n_classes),
+        weights=draw(weights_for(n)),
+        X_test=np.hstack([counts_test, reals_test]).astype(dtype),
+        core=np.flatnonzero(order < n_classes * per_class),
     )
 
 
@@ -221,7 +310,7 @@ def cases(model: str, covariance: str | None, estimate: str):
 
     Parameters
     ----------
-    model : {"bernoulli", "multinomial", "categorical", "gda"}
+    model : {"bernoulli", "multinomial", "categorical", "poisson", "dcm", "gda", "columnwise"}
     covariance : {"shared", "per_class", "diagonal"} or None
     estimate : {"mle", "map", "mean", "bayes"}
 
@@ -231,7 +320,57 @@ def cases(model: str, covariance: str | None, estimate: str):
     """
     if model == "gda":
         return gda_case(covariance, estimate)
+    if model == "columnwise":
+        return columnwise_case(estimate)
     return discrete_case(model, estimate)
+
+
+def _nan_holes(X, hole: np.ndarray):
+    """X (dense or CSR) as float with NaN in the cells of ``hole``; CSR stores the NaN
+    explicitly (a missing count is not a zero)."""
+    dense = (X.toarray() if sp.issparse(X) else np.asarray(X)).astype(
+        np.float32 if X.dtype == np.float32 else np.float64
+    )
+    dense[hole] = np.nan
+    if not sp.issparse(X):
+        return dense
+    S = sp.csr_matrix(np.where(hole, 1.0, dense).astype(dense.dtype))  # holes stored as 1
+    S.data[hole[S.nonzero()]] = np.nan  # nonzero(): the stored cells in CSR order
+    return S
+
+
+@st.composite
+def with_missing(draw, case_strategy):
+    """A case with NaN (missing values) injected into X and X_test.
+
+    Parameters
+    ----------
+    case_strategy : hypothesis.strategies.SearchStrategy of Case
+
+    Returns
+    -------
+    Case
+        About a drawn fraction (5-60 %) of the cells of X are NaN, except in the ``core`` rows
+        (kept complete so every class has observed values of every feature, and the
+        complete-row fits of the DCM and GDA stay well posed); X_test gets NaN too, plus one
+        all-NaN row (scored by the class prior alone). Integer X becomes float64.
+    """
+    case = draw(case_strategy)
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    rate = draw(st.sampled_from([0.05, 0.2, 0.6]))
+    hole = rng.random(case.X.shape) < rate
+    hole[case.core] = False
+    test_hole = rng.random(case.X_test.shape) < rate
+    test_hole = np.vstack([test_hole, np.ones((1, case.X_test.shape[1]), dtype=bool)])
+    X_test = case.X_test
+    X_test = (
+        sp.vstack([X_test, X_test[:1]]).tocsr()
+        if sp.issparse(X_test)
+        else np.vstack([X_test, X_test[:1]])
+    )
+    return dataclasses.replace(
+        case, X=_nan_holes(case.X, hole), X_test=_nan_holes(X_test, test_hole)
+    )
 
 
 @st.composite

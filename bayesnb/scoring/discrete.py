@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import gammaln
+from scipy.special import gammaln, logsumexp
 
 __all__ = [
     "bernoulli_jll",
@@ -143,9 +143,27 @@ def observed_mass_correction(X, missing, log_table: np.ndarray, pooled=None) -> 
     miss = _dot(as_float(missing, rows), phi.T)
     with np.errstate(divide="ignore"):
         log_s = np.log1p(-np.minimum(miss, 1.0))
+    # 1 − Σ_missing φ cancels when nearly all the mass is missing (it rounds to 0 below
+    # ~1e-16): there, log Σ_{j observed} φ_cj is summed directly in log space, on those rows.
+    close = np.flatnonzero(np.any(1.0 - miss < 2.0**-20, axis=1))
+    if close.size:
+        M_close = missing[rows[close]]
+        M_close = M_close.toarray() if sp.issparse(M_close) else np.asarray(M_close)
+        observed = ~M_close.astype(bool)
+        table = np.asarray(log_table, dtype=np.float64)
+        if pooled is not None and np.any(pooled):
+            # The pooled UNK category is always observed and counted once.
+            observed[:, pooled] = False
+            observed[:, np.flatnonzero(pooled)[0]] = True
+        with np.errstate(divide="ignore"):
+            log_s[close] = logsumexp(
+                np.where(observed[:, None, :], table[None, :, :], -np.inf), axis=2
+            )
     n_obs = np.asarray(X[rows].sum(axis=1)).reshape(-1, 1)
-    # 0 · log 0 = 0: a document without observed tokens says nothing.
-    out[rows] = -n_obs * np.where(n_obs > 0, log_s, 0.0)
+    # 0 · log 0 = 0: a document without observed tokens says nothing; and a class giving its
+    # observed features no mass (an unsmoothed MLE) has X @ log φ = −∞ already: the document
+    # is impossible there, the correction must not turn −∞ into NaN.
+    out[rows] = -n_obs * np.where((n_obs > 0) & np.isfinite(log_s), log_s, 0.0)
     return out
 
 
