@@ -57,13 +57,6 @@ def _settings(quick: bool) -> dict:
     }
 
 
-def _available(module: str) -> bool:
-    """Whether an optional bayesnb model module is installed (its section is planned then)."""
-    from importlib.util import find_spec
-
-    return find_spec(module) is not None
-
-
 def _pick(studies: Sequence[Study], models: Sequence[str], prefer_text: bool = True):
     """The first study whose model is in ``models`` (text data first), or None."""
     ranked = sorted(
@@ -223,20 +216,18 @@ class ReportBuilder:
                         lambda same=same: self._put("baselines", same[0], S.baselines(same)),
                     )
                 )
-                if _available("bayesnb.poisson"):
-                    add(
-                        (
-                            f"Poisson against multinomial: {d.name}",
-                            lambda m=multi: self._put("poisson", m, S.poisson_vs_multinomial(m)),
-                        )
+                add(
+                    (
+                        f"Poisson against multinomial: {d.name}",
+                        lambda m=multi: self._put("poisson", m, S.poisson_vs_multinomial(m)),
                     )
-                if _available("bayesnb.dcm"):
-                    add(
-                        (
-                            f"burstiness (DCM): {d.name}",
-                            lambda m=multi: self._put("burstiness", m, S.burstiness(m, seed=seed)),
-                        )
+                )
+                add(
+                    (
+                        f"burstiness (DCM): {d.name}",
+                        lambda m=multi: self._put("burstiness", m, S.burstiness(m, seed=seed)),
                     )
+                )
         for s in self.studies:
             if s.model == "gda":
                 add(
