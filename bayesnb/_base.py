@@ -43,7 +43,7 @@ def model_kind(est, where: str) -> str:
     Every downstream module (draws, evidence, loo, generate, ...) branches on this instead of
     importing the estimator classes; ``where`` names the module in the error.
     """
-    kind = getattr(est, "_model_kind", None)
+    kind = getattr(est, "_family", None)
     if kind is None:
         raise TypeError(
             f"{type(est).__name__} is not supported by {where}; supported estimators are "

@@ -88,7 +88,7 @@ def n_parameters(estimator) -> float:
     """
     k = len(estimator.classes_)
     free_prior = k - 1
-    kind = getattr(estimator, "_model_kind", None)
+    kind = getattr(estimator, "_family", None)
     if kind is not None:
         d = estimator.n_features_in_
         if kind == "multinomial":

@@ -66,7 +66,7 @@ def _log_beta_draws(rng: np.random.Generator, a: np.ndarray, b: np.ndarray, size
 
 def _marginals(est) -> tuple[str, dict[str, np.ndarray]]:
     """The model kind and the (class, feature) marginal parameters of the log-parameter."""
-    kind = getattr(est, "_model_kind", None)
+    kind = getattr(est, "_family", None)
     if kind not in ("multinomial", "bernoulli", "poisson"):
         if kind in ("categorical", "gda"):
             why = (

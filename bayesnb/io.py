@@ -335,7 +335,7 @@ def _checksum(arrays: dict[str, np.ndarray], *texts: str) -> str:
 
 # -- save --------------------------------------------------------------------------------------
 def _to_datatree(est) -> xr.DataTree:
-    if getattr(est, "_model_kind", None) == "columnwise":
+    if getattr(est, "_family", None) == "columnwise":
         return _columnwise_to_datatree(est)
     name = _model_name(est)
     check_fitted(est)

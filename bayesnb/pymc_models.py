@@ -343,7 +343,7 @@ def model_spec(
 
     likelihood = check_likelihood(likelihood)
     prior = _check_alpha_prior(alpha_prior)
-    if getattr(est, "_model_kind", None) == "columnwise":
+    if getattr(est, "_family", None) == "columnwise":
         return _columnwise_spec(est, X, y, likelihood, prior, sample_weight)
     if isinstance(est, BernoulliNB):
         make = _bernoulli_spec
@@ -353,7 +353,7 @@ def model_spec(
         make = _categorical_spec
     elif isinstance(est, PoissonNB):
         make = _poisson_spec
-    elif getattr(est, "_model_kind", None) == "dcm":
+    elif getattr(est, "_family", None) == "dcm":
         if prior is not None:
             raise ValueError(
                 "alpha_prior does not apply to DirichletCompoundNB: its concentrations β_cj "

@@ -1,0 +1,1 @@
+"""The bernoulli family: :class:`BernoulliNB` and its :class:`~bayesnb.families.Family`."""

@@ -1,0 +1,30 @@
+"""The bernoulli family object, registered under ``"bernoulli"``."""
+
+from __future__ import annotations
+
+from bayesnb.families import Family, register
+from bayesnb.families.bernoulli.estimator import BernoulliNB
+from bayesnb.families.bernoulli.evidence import BernoulliEvidence
+from bayesnb.families.bernoulli.pymc import BernoulliPyMC
+from bayesnb.families.bernoulli.report import BernoulliReport
+from bayesnb.families.bernoulli.sampling import BernoulliSampling
+from bayesnb.families.bernoulli.storage import BernoulliStorage
+
+__all__ = ["FAMILY", "BernoulliFamily"]
+
+
+class BernoulliFamily(
+    BernoulliSampling,
+    BernoulliStorage,
+    BernoulliEvidence,
+    BernoulliPyMC,
+    BernoulliReport,
+    Family,
+):
+    """The bernoulli family: :class:`~bayesnb.families.Family` for :class:`BernoulliNB`."""
+
+    name = "bernoulli"
+    estimator = BernoulliNB
+
+
+FAMILY = register(BernoulliFamily())

@@ -1,0 +1,1 @@
+"""The categorical family: :class:`CategoricalNB` and its :class:`~bayesnb.families.Family`."""

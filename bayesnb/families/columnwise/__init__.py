@@ -1,0 +1,1 @@
+"""The columnwise family: :class:`ColumnwiseNB` and its :class:`~bayesnb.families.Family`."""

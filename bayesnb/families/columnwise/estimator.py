@@ -1,0 +1,717 @@
+"""ColumnwiseNB: one naive Bayes model over blocks of columns with different event models.
+
+Mixed data (word counts, binary flags, categories, real values) is one generative model when
+the blocks of columns are conditionally independent given the class:
+
+    log p(x, c) = log π_c + Σ_b log p(x_b | c, θ_b),
+
+one class prior π ~ Dirichlet(γ·1_K) and one conjugate prior per block. Every block is a
+bayesnb estimator (:class:`~bayesnb.MultinomialNB`, :class:`~bayesnb.BernoulliNB`,
+:class:`~bayesnb.CategoricalNB`, :class:`~bayesnb.GDA`, and any other
+:class:`~bayesnb._base.GenerativeClassifier`) fitted on its columns through its own
+``_statistics`` / ``_merge_statistics`` hooks, so ``partial_fit`` and the closed forms stay
+exact. Since the posterior factorises into the class prior and one posterior per block, the
+evidence, the point estimates, the exact draws and the PyMC declaration compose from the
+blocks (:mod:`bayesnb.evidence`, :mod:`bayesnb.draws`, :mod:`bayesnb.loo`, :mod:`bayesnb.io`,
+:mod:`bayesnb.pymc_models` branch on ``_family == "columnwise"`` and recurse into the
+blocks). R's ``naivebayes::naive_bayes()`` does the same for the columns of a data frame;
+scikit-learn's unmerged PR #22574 proposed the same ``(name, estimator, columns)`` spec.
+"""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+from collections.abc import Callable, Mapping
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, clone
+from sklearn.utils import Bunch
+from sklearn.utils.validation import validate_data
+
+from bayesnb._base import GenerativeClassifier
+from bayesnb.validation import (
+    _check_finite,
+    _not_numeric,
+    check_class_alpha,
+    check_estimate,
+    check_fitted,
+    check_missing,
+)
+
+__all__ = ["CLASS_PRIOR_PARAMS", "ColumnwiseNB"]
+
+#: Parameters of the class prior: they belong to ColumnwiseNB, never to a block.
+CLASS_PRIOR_PARAMS = ("class_alpha", "fit_prior", "class_prior")
+
+# Block names that would shadow a group of the DataTrees (point estimates, draws, NUTS fits).
+_RESERVED = frozenset(
+    {
+        "posterior",
+        "prior",
+        "sample_stats",
+        "observed_data",
+        "constant_data",
+        "log_likelihood",
+        "posterior_predictive",
+        "statistics",
+        "blocks",
+    }
+)
+_REMAINDER = ("drop", "error")
+# The class-prior estimate implied by a block estimate ("bayes" scores π by its mean).
+_CLASS_ESTIMATE = {"mle": "mle", "map": "map", "mean": "mean", "bayes": "mean"}
+
+
+class _Blocks:
+    """The per-block validated views of one X (what the estimator hooks pass around).
+
+    Has ``shape`` (n_samples, n_columns used) so scikit-learn's sample-weight checks count its
+    rows, and row indexing (``blocks[rows]``) for the integer-weight expansion of the PyMC path.
+    """
+
+    def __init__(self, parts: list, n_samples: int):
+        self.parts = list(parts)
+        self.shape = (n_samples, int(sum(p.shape[1] for p in self.parts)))
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, rows) -> _Blocks:
+        parts = [p[rows] for p in self.parts]
+        return _Blocks(parts, parts[0].shape[0] if parts else 0)
+
+
+def _is_df(X) -> bool:
+    return hasattr(X, "iloc") and hasattr(X, "columns")
+
+
+def _float_values(part) -> np.ndarray | None:
+    """The values of one block's raw columns as floats, or None when they cannot be
+    non-finite (integers) or are not numeric (the block's own validation names that).
+
+    Sparse parts give their stored values; a DataFrame is converted (pandas' missing values
+    ``pd.NA``/``None`` become NaN, as scikit-learn's validation makes them).
+    """
+    if sp.issparse(part):
+        return part.data if part.data.dtype.kind == "f" else None
+    if _is_df(part):
+        try:
+            return part.to_numpy(dtype=np.float64, na_value=np.nan)
+        except (TypeError, ValueError):
+            return None
+    arr = np.asarray(part)
+    if arr.dtype.kind == "f":
+        return arr
+    if arr.dtype.kind == "O":
+        try:
+            return arr.astype(np.float64)
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+def _default(est, name: str):
+    sig = inspect.signature(type(est).__init__)
+    param = sig.parameters.get(name)
+    return inspect.Parameter.empty if param is None else param.default
+
+
+def _differs(value, default) -> bool:
+    if default is inspect.Parameter.empty:
+        return False
+    if value is None or default is None:
+        return value is not default
+    try:
+        return not bool(np.all(np.asarray(value) == np.asarray(default)))
+    except (TypeError, ValueError):
+        return True
+
+
+class ColumnwiseNB(GenerativeClassifier):
+    """Naive Bayes over blocks of columns, each with its own event model, one class prior.
+
+    ``log p(x, c) = log π_c + Σ_b log p(x_b | c)``: the blocks' class-conditional
+    log-likelihoods are summed and the class prior is counted once.
+
+    Parameters
+    ----------
+    estimators : list of (name, estimator, columns) tuples, or dict
+        The blocks. ``estimator`` is an (unfitted) bayesnb generative classifier; it is cloned
+        at fit. ``columns`` selects the block's columns of X: an int, a list/array of ints
+        (negative counts from the end), a slice, a boolean mask of length n_features, a str or
+        a list of str (column names of a pandas DataFrame; a slice of two names is inclusive,
+        as in pandas), or a callable ``f(X)`` returning one of those. The dict form maps a
+        name to an estimator, whose columns are then the DataFrame column of that name
+        (``{"age": GDA(covariance="diagonal")}``), or to an ``(estimator, columns)`` pair.
+        Names must be unique, must not contain ``"__"``, and must not be a parameter of this
+        class or a DataTree group name (``posterior``, ``sample_stats``, ...).
+    class_alpha : float or "evidence", default 1.0
+        Dirichlet concentration γ of the one class prior (0: empirical frequencies).
+    estimate : {None, "mle", "map", "mean", "bayes"}, default None
+        None: every block scores with its own ``estimate`` (and the class prior with the
+        blocks' common estimate — ``"bayes"`` counting as ``"mean"`` for π — or ``"mean"``,
+        the posterior predictive of a label, when blocks disagree). A value is used by every
+        block and by the class prior, overriding the blocks' own; like the other estimators,
+        ``set_params(estimate=...)`` after fit rescores without refitting.
+    fit_prior : bool, default True
+        False uses a uniform class prior.
+    class_prior : array-like of shape (n_classes,), optional
+        A fixed class prior (overrides ``fit_prior`` and ``class_alpha``).
+    remainder : {"drop", "error"}, default "drop"
+        Columns that no block selects: ignored (as ``ColumnTransformer``'s default) or an
+        error at fit.
+    missing : {"error", "ignore"}, default "error"
+        What a NaN in X (a missing value) does, for every block. ``"error"`` raises a
+        ValueError naming the rows and the columns of X (by name for a DataFrame) that hold
+        NaN. ``"ignore"`` passes NaN to the blocks, which are fitted with ``missing="ignore"``
+        and marginalise their missing features out (each as it would alone: see the
+        ``missing`` parameter of each estimator); a row whose features of one block are all
+        missing gets no evidence from that block. Like the class prior, the setting belongs
+        to this estimator: a block left at its default takes it, a block that sets a
+        different ``missing`` is refused (ValueError), and under ``"ignore"`` every block
+        must have a ``missing`` parameter. Columns no block uses are never read, so a NaN
+        there is not an error. Infinity is refused either way; the PyMC path
+        (``to_pymc``/``fit_pymc``) refuses NaN.
+
+    Attributes
+    ----------
+    estimators_ : list of (name, fitted estimator, column indices)
+        The fitted clones and the integer positions of their columns.
+    named_estimators_ : Bunch
+        name -> fitted block estimator.
+    remainder_ : ndarray of int
+        Columns no block uses (dropped).
+    classes_, class_count_, class_log_prior_, class_alpha_, n_features_in_,
+    feature_names_in_ : as in the other estimators.
+
+    Notes
+    -----
+    - The class prior belongs to this estimator: a block that sets ``class_alpha``,
+      ``fit_prior`` or ``class_prior`` to a non-default value is refused (ValueError); the
+      fitted clones get this estimator's values, so each block's own statistics, tables and
+      ``alpha="evidence"`` learning are exactly those of the block fitted alone.
+    - Blocks must not overlap: a column in two blocks would count its evidence twice under
+      the naive Bayes factorisation (ValueError naming the columns).
+    - Nested parameters ``name__param`` (``set_params(words__alpha=0.5)``,
+      ``GridSearchCV(param_grid={"words__alpha": [...]})``) change the unfitted blocks and
+      take effect at the next fit, as in ``ColumnTransformer``.
+    - Sparse input stays sparse: each block gets its columns of the CSR matrix. A block
+      whose estimator refuses sparse input (GDA) gets its (narrow) slice as a dense array.
+      Text columns of a DataFrame need a vectoriser first (a ``ColumnTransformer`` step in a
+      ``Pipeline``; select its output columns here with slices or a callable).
+    - Inside a block the DataTree coordinates ``feature`` are the block's column names (a
+      DataFrame's names, else ``x0, x1, ...`` of the block).
+    """
+
+    _family = "columnwise"
+
+    def __init__(
+        self,
+        estimators,
+        *,
+        class_alpha=1.0,
+        estimate=None,
+        fit_prior=True,
+        class_prior=None,
+        remainder="drop",
+        missing="error",
+    ):
+        self.estimators = estimators
+        self.class_alpha = class_alpha
+        self.estimate = estimate
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.remainder = remainder
+        self.missing = missing
+
+    # -- the block spec --------------------------------------------------------------------
+    def _spec(self) -> list[tuple[str, object, object]]:
+        """``estimators`` as (name, estimator, columns) triples (either form)."""
+        spec = self.estimators
+        if isinstance(spec, Mapping):
+            out = []
+            for name, value in spec.items():
+                if isinstance(value, tuple) and len(value) == 2:
+                    out.append((name, value[0], value[1]))
+                else:
+                    out.append((name, value, name))
+            return out
+        if isinstance(spec, str) or not isinstance(spec, list | tuple):
+            raise TypeError(
+                "estimators must be a list of (name, estimator, columns) tuples or a dict "
+                f"name -> estimator | (estimator, columns), got {type(spec).__name__}"
+            )
+        out = []
+        for item in spec:
+            if not isinstance(item, tuple | list) or len(item) != 3:
+                raise TypeError(
+                    f"each block of estimators must be a (name, estimator, columns) tuple, "
+                    f"got {item!r}"
+                )
+            out.append(tuple(item))
+        return out
+
+    @property
+    def _estimators(self) -> list[tuple[str, object]]:
+        """(name, estimator) pairs for the nested parameters; empty when malformed."""
+        try:
+            return [(name, est) for name, est, _ in self._spec()]
+        except TypeError:
+            return []
+
+    def _replace_estimator(self, name: str, new) -> None:
+        spec = self.estimators
+        if isinstance(spec, Mapping):
+            out = dict(spec)
+            old = out[name]
+            out[name] = (new, old[1]) if isinstance(old, tuple) and len(old) == 2 else new
+            self.estimators = out
+        else:
+            self.estimators = [
+                (n, new if n == name else e, c) for n, e, c in (tuple(t) for t in spec)
+            ]
+
+    def get_params(self, deep: bool = True) -> dict:
+        """Parameters, with ``name`` and ``name__param`` of every block when ``deep``."""
+        out = super().get_params(deep=False)
+        if not deep:
+            return out
+        for name, est in self._estimators:
+            out[name] = est
+            if hasattr(est, "get_params"):
+                for key, value in est.get_params(deep=True).items():
+                    out[f"{name}__{key}"] = value
+        return out
+
+    def set_params(self, **params) -> ColumnwiseNB:
+        """Set parameters; ``name=estimator`` replaces a block, ``name__param`` sets its param."""
+        if "estimators" in params:
+            self.estimators = params.pop("estimators")
+        names = {name for name, _ in self._estimators}
+        for key in list(params):
+            if "__" not in key and key in names:
+                self._replace_estimator(key, params.pop(key))
+        BaseEstimator.set_params(self, **params)
+        return self
+
+    def _validated_spec(self) -> list[tuple[str, GenerativeClassifier, object]]:
+        spec = self._spec()
+        if not spec:
+            raise ValueError("estimators must hold at least one (name, estimator, columns) block")
+        names = [name for name, _, _ in spec]
+        bad = [n for n in names if not isinstance(n, str) or not n]
+        if bad:
+            raise TypeError(f"block names must be non-empty strings, got {bad!r}")
+        if len(set(names)) != len(names):
+            raise ValueError(f"block names must be unique, got {names!r}")
+        clash = sorted(set(names) & set(super().get_params(deep=False)))
+        if clash:
+            raise ValueError(f"block names conflict with ColumnwiseNB parameters: {clash}")
+        bad = [n for n in names if "__" in n or "/" in n or "::" in n]
+        if bad:
+            raise ValueError(f"block names must not contain '__', '/' or '::': {bad!r}")
+        bad = sorted(set(names) & _RESERVED)
+        if bad:
+            raise ValueError(
+                f"block names {bad} are reserved (DataTree group names); rename the blocks"
+            )
+        for name, est, _ in spec:
+            if isinstance(est, type):
+                raise TypeError(
+                    f"block {name!r}: expected an estimator instance ({est.__name__}()), got "
+                    "the class"
+                )
+            if (
+                not isinstance(est, GenerativeClassifier)
+                or getattr(est, "_family", None) is None
+                or isinstance(est, ColumnwiseNB)
+            ):
+                raise TypeError(
+                    f"block {name!r}: {type(est).__module__}.{type(est).__name__} is not a "
+                    "bayesnb generative classifier; every block must be one of bayesnb's "
+                    "estimators (MultinomialNB, BernoulliNB, CategoricalNB, GDA, ...), not a "
+                    "ColumnwiseNB"
+                )
+            params = est.get_params(deep=False)
+            for p in CLASS_PRIOR_PARAMS:
+                if p in params and _differs(params[p], _default(est, p)):
+                    raise ValueError(
+                        f"block {name!r} sets {p}={params[p]!r}: the class prior is shared "
+                        f"by all blocks and belongs to ColumnwiseNB; set ColumnwiseNB({p}=...) "
+                        "instead"
+                    )
+            if "missing" in params:
+                own = params["missing"]
+                if own != self.missing and _differs(own, _default(est, "missing")):
+                    raise ValueError(
+                        f"block {name!r} sets missing={own!r} but ColumnwiseNB has "
+                        f"missing={self.missing!r}: missing values are handled alike in every "
+                        f"block; set ColumnwiseNB(missing={own!r}) instead"
+                    )
+            elif self.missing == "ignore":
+                raise ValueError(
+                    f"block {name!r}: {type(est).__name__} has no missing parameter, so it "
+                    "cannot marginalise missing values; with ColumnwiseNB(missing='ignore') "
+                    "every block must support missing='ignore'"
+                )
+        return spec
+
+    # -- columns -----------------------------------------------------------------------------
+    def _resolve(self, name: str, columns, X, n_features: int, feature_names) -> np.ndarray:
+        """Integer column positions of one block's ``columns`` selection."""
+        if callable(columns):
+            columns = columns(X)
+            if callable(columns):
+                raise TypeError(f"block {name!r}: the columns callable returned a callable")
+        positions = np.arange(n_features)
+
+        def by_name(keys: list) -> np.ndarray:
+            if feature_names is None:
+                raise ValueError(
+                    f"block {name!r} selects columns by name {keys[:5]!r}, which needs a pandas "
+                    "DataFrame X with string column names"
+                )
+            lookup = {str(f): j for j, f in enumerate(feature_names)}
+            missing = [k for k in keys if k not in lookup]
+            if missing:
+                raise ValueError(
+                    f"block {name!r} selects unknown column name(s) {missing[:5]!r}; X has "
+                    f"columns {list(map(str, feature_names))[:10]!r}"
+                )
+            return np.array([lookup[k] for k in keys], dtype=np.intp)
+
+        if isinstance(columns, slice):
+            if isinstance(columns.start, str) or isinstance(columns.stop, str):
+                lo = 0 if columns.start is None else by_name([columns.start])[0]
+                hi = n_features - 1 if columns.stop is None else by_name([columns.stop])[0]
+                idx = positions[lo : hi + 1 : columns.step]
+            else:
+                idx = positions[columns]
+        elif isinstance(columns, str):
+            idx = by_name([columns])
+        elif isinstance(columns, numbers.Integral) and not isinstance(columns, bool):
+            idx = np.array([int(columns)])
+        else:
+            try:
+                arr = np.asarray(columns)
+            except (TypeError, ValueError):
+                arr = np.asarray(columns, dtype=object)
+            if arr.ndim != 1:
+                raise TypeError(
+                    f"block {name!r}: columns must be an int, a list of ints or names, a slice, a "
+                    f"boolean mask or a callable, got {columns!r}"
+                )
+            if arr.size and arr.dtype == object:
+                if all(isinstance(c, str) for c in arr):
+                    arr = arr.astype(str)
+                elif all(isinstance(c, numbers.Integral) for c in arr):
+                    arr = arr.astype(np.intp)
+            if arr.dtype.kind == "b":
+                if arr.size != n_features:
+                    raise ValueError(
+                        f"block {name!r}: a boolean column mask needs {n_features} entries, got "
+                        f"{arr.size}"
+                    )
+                idx = np.flatnonzero(arr)
+            elif arr.dtype.kind in "US":
+                idx = by_name([str(c) for c in arr])
+            elif arr.dtype.kind in "iu" or arr.size == 0:
+                idx = arr.astype(np.intp)
+            else:
+                raise TypeError(
+                    f"block {name!r}: columns must be ints, names, a slice, a boolean mask or a "
+                    f"callable, got {columns!r}"
+                )
+        idx = np.asarray(idx, dtype=np.intp)
+        if idx.size == 0:
+            raise ValueError(f"block {name!r} selects no column")
+        if idx.min() < -n_features or idx.max() >= n_features:
+            raise ValueError(
+                f"block {name!r} selects column positions out of range for {n_features} "
+                f"columns: {columns!r}"
+            )
+        idx = np.where(idx < 0, idx + n_features, idx)
+        if np.unique(idx).size != idx.size:
+            raise ValueError(f"block {name!r} selects a column twice: {columns!r}")
+        return idx
+
+    def _setup(self, X, spec) -> None:
+        """Resolve the columns of every block, check coverage, clone the estimators."""
+        n = self.n_features_in_
+        names = getattr(self, "feature_names_in_", None)
+        resolved, owner = [], {}
+        for name, _, columns in spec:
+            idx = self._resolve(name, columns, X, n, names)
+            for j in idx.tolist():
+                if j in owner:
+                    label = str(names[j]) if names is not None else j
+                    raise ValueError(
+                        f"column {label!r} is selected by blocks {owner[j]!r} and {name!r}: "
+                        "blocks must not overlap (naive Bayes would count that column's "
+                        "evidence twice)"
+                    )
+                owner[j] = name
+            resolved.append(idx)
+        rest = np.setdiff1d(np.arange(n), np.fromiter(owner, dtype=np.intp, count=len(owner)))
+        if rest.size and self.remainder == "error":
+            labels = [str(names[j]) if names is not None else int(j) for j in rest[:10]]
+            raise ValueError(
+                f"columns {labels} are used by no block (remainder='error'); add them to a "
+                "block or set remainder='drop'"
+            )
+        shared = {p: getattr(self, p) for p in CLASS_PRIOR_PARAMS}
+        blocks = []
+        for (name, est, _), idx in zip(spec, resolved, strict=True):
+            block = clone(est)
+            own = {k: v for k, v in shared.items() if k in block.get_params(deep=False)}
+            if self.estimate is not None and "estimate" in block.get_params(deep=False):
+                own["estimate"] = self.estimate
+            if "missing" in block.get_params(deep=False):
+                own["missing"] = self.missing  # ColumnwiseNB's setting wins (checked above)
+            block.set_params(**own)
+            block._check_params()  # the block's own checks (alpha, covariance, ...), as its fit
+            blocks.append((name, block, idx))
+        self.estimators_ = blocks
+        self.named_estimators_ = Bunch(**{name: block for name, block, _ in blocks})
+        self.remainder_ = rest
+        self._own_estimates = [getattr(est, "estimate", None) for _, est, _ in spec]
+
+    def _select(self, X) -> list:
+        """The raw columns of every fitted block (DataFrame slices keep their names)."""
+        out = []
+        for _, block, idx in self.estimators_:
+            if _is_df(X):
+                part = X.iloc[:, idx]
+            elif sp.issparse(X):
+                part = X[:, idx]
+            else:
+                part = X[:, idx]
+            if sp.issparse(part) and not block.__sklearn_tags__().input_tags.sparse:
+                part = part.toarray()  # a narrow dense block (GDA) of a sparse matrix
+            out.append(part)
+        return out
+
+    # -- GenerativeClassifier hooks --------------------------------------------------------
+    def _check_params(self) -> None:
+        if self.estimate is not None:
+            check_estimate(self.estimate)
+        if not (isinstance(self.class_alpha, str) and self.class_alpha == "evidence"):
+            check_class_alpha(self.class_alpha)
+        if not isinstance(self.remainder, str) or self.remainder not in _REMAINDER:
+            raise ValueError(f"remainder must be one of {_REMAINDER}, got {self.remainder!r}")
+        check_missing(self.missing)
+
+    @staticmethod
+    def _as_input(X):
+        """DataFrames and CSR/CSC matrices as they are, anything else as a 2-D ndarray."""
+        if not _is_df(X) and not sp.issparse(X):
+            try:
+                X = np.asarray(X)
+            except ValueError as exc:  # ragged rows: numpy's message names no argument
+                raise _not_numeric(exc, "X") from None
+            if X.ndim != 2:
+                raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}")
+        elif sp.issparse(X) and X.format not in ("csr", "csc"):
+            X = X.tocsr()
+        return X
+
+    def _check_finite_blocks(self, X, parts: list) -> bool:
+        """Refuse infinity (always) and NaN (unless ``missing="ignore"``) in the columns the
+        blocks use, naming the rows and the columns of the whole X; True if a NaN is there.
+
+        Done here rather than by each block so that the message speaks of X (its column
+        positions and DataFrame names), not of a block's slice. One ``sum`` per block decides
+        the common case, as in :func:`bayesnb.validation.check_X`.
+        """
+        found, rows, cols, values = False, [], [], []
+        for (_, _, idx), part in zip(self.estimators_, parts, strict=True):
+            v = _float_values(part)
+            if v is None or v.size == 0:
+                continue
+            with np.errstate(over="ignore", invalid="ignore"):
+                if np.isfinite(v.sum()):
+                    continue
+            nan = bool(np.isnan(v).any())
+            found = found or nan
+            if self.missing == "ignore" and not np.isinf(v).any():
+                continue  # NaN only, and allowed: nothing to report
+            if sp.issparse(part):
+                coo = part.tocoo()
+                bad = ~np.isfinite(coo.data)
+                r, c, x = coo.row[bad], coo.col[bad], coo.data[bad]
+            else:
+                r, c = np.nonzero(~np.isfinite(v))
+                x = v[r, c]
+            rows.append(r)
+            cols.append(idx[c])
+            values.append(x)
+        if rows:
+            # The bad cells as one sparse X-shaped matrix: the message of every other model.
+            cells = sp.csr_matrix(
+                (np.concatenate(values), (np.concatenate(rows), np.concatenate(cols))),
+                shape=(X.shape[0], self.n_features_in_),
+            )
+            _check_finite(self, cells, self.missing)
+        return found
+
+    def _block_inputs(self, X) -> list:
+        """Every fitted block's columns of a new X for the PyMC path (which validates each
+        through its block); NaN is refused here, naming ColumnwiseNB and the cells of X."""
+        check_fitted(self)
+        X = self._as_input(X)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        parts = self._select(X)
+        if self._check_finite_blocks(X, parts):
+            raise ValueError(
+                "X holds NaN (missing values): the PyMC path of ColumnwiseNB declares the "
+                "likelihood of complete data only and does not marginalise missing features. "
+                "Drop or impute the incomplete rows for fit_pymc/to_pymc; the closed-form path "
+                "(predict_proba, sample_posterior, log_evidence) handles missing='ignore'."
+            )
+        return parts
+
+    def _setup_blocks(self, X) -> None:
+        """Resolve and clone the blocks for an X of ``n_features_in_`` columns without
+        reading it (:func:`bayesnb.distributed.fit`: the estimator and the bare copy its
+        workers count with; ``classes_`` is set already).
+
+        Columns are selected by position (a Dask array has no column names); a callable
+        gets the Dask array.
+        """
+        self._setup(X, self._validated_spec())
+        for _, block, idx in self.estimators_:
+            block.classes_ = self.classes_
+            block.n_features_in_ = int(idx.size)
+
+    def _check_input(self, X, y=None, *, reset):
+        X = self._as_input(X)
+        if reset:
+            spec = self._validated_spec()
+            for attr in ("n_features_in_", "feature_names_in_"):
+                self.__dict__.pop(attr, None)
+            validate_data(self, X, reset=True, skip_check_array=True)
+            self._setup(X, spec)
+        else:
+            check_fitted(self)
+            validate_data(self, X, reset=False, skip_check_array=True)
+        parts, y_out, raw = [], y, self._select(X)
+        self._check_finite_blocks(X, raw)  # before the blocks: the message names X's cells
+        for (_, block, _), part in zip(self.estimators_, raw, strict=True):
+            if y is None:
+                parts.append(block._check_input(part, reset=reset))
+            else:
+                part, y_out = block._check_input(part, y, reset=reset)
+                parts.append(part)
+        blocks = _Blocks(parts, X.shape[0])
+        return blocks if y is None else (blocks, y_out)
+
+    def _encode(self, X: _Blocks) -> _Blocks:
+        """Every block's own view of its columns (BernoulliNB binarises)."""
+        parts = [b._encode(p) for (_, b, _), p in zip(self.estimators_, X.parts, strict=True)]
+        return _Blocks(parts, X.shape[0])
+
+    def _reset_counts(self, n_features: int) -> None:
+        self.class_count_ = np.zeros(len(self.classes_))
+        for _, block, _ in self.estimators_:
+            block.classes_ = self.classes_
+            block._reset_counts(block.n_features_in_)
+
+    def _statistics(self, X: _Blocks, codes, weights) -> dict:
+        from bayesnb.stats.discrete import count_classes
+
+        return {
+            "class_count": count_classes(codes, weights, len(self.classes_)),
+            "blocks": [
+                b._statistics(p, codes, weights)
+                for (_, b, _), p in zip(self.estimators_, X.parts, strict=True)
+            ],
+        }
+
+    def _merge_statistics(self, stats: dict) -> None:
+        self.class_count_ = self.class_count_ + stats["class_count"]
+        for (_, block, _), s in zip(self.estimators_, stats["blocks"], strict=True):
+            block._merge_statistics(s)
+
+    def _statistics_changed(self) -> None:
+        for _, block, _ in self.estimators_:
+            block._statistics_changed()
+        super()._statistics_changed()
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit every block on its columns with one label encoding (see ``GenerativeClassifier``).
+
+        Estimates that can fail (a singular GDA ``"mle"`` covariance) are computed here, as
+        the blocks' own ``fit`` would.
+        """
+        super().fit(X, y, sample_weight=sample_weight)
+        for _, block, _ in self._blocks():
+            if isinstance(getattr(type(block), "_fitted", None), property):
+                block._fitted  # noqa: B018 - factorise now (cached for prediction)
+        return self
+
+    def _blocks(self) -> list[tuple[str, GenerativeClassifier, np.ndarray]]:
+        """The fitted blocks, scoring with ``estimate`` when it is set (else their own)."""
+        check_fitted(self)
+        for (_, block, _), own in zip(self.estimators_, self._own_estimates, strict=True):
+            want = own if self.estimate is None else self.estimate
+            if want is not None and block.estimate != want:
+                block.estimate = want  # tables are cached per parameter set: no stale table
+        return self.estimators_
+
+    def _log_likelihood(self, X: _Blocks) -> np.ndarray:
+        blocks = self._blocks()
+        total = None
+        for (_, block, _), part in zip(blocks, X.parts, strict=True):
+            jll = block._log_likelihood(part)
+            total = jll if total is None else total + jll
+        return np.asarray(total, dtype=np.float64)
+
+    # -- the one class prior ---------------------------------------------------------------
+    def _class_estimate(self) -> str:
+        if self.estimate is not None:
+            return _CLASS_ESTIMATE[self.estimate]
+        implied = {_CLASS_ESTIMATE.get(e, "mean") for e in self._own_estimates}
+        return implied.pop() if len(implied) == 1 else "mean"
+
+    def _cached(self, key: str, compute: Callable):
+        check_fitted(self)
+        tables = self.__dict__.setdefault("_tables", {})
+        # The unfitted blocks (``estimators``) do not change the fitted model.
+        full_key = (key, self._params_key(exclude=("estimators",)))
+        if full_key not in tables:
+            self._check_params()
+            tables[full_key] = compute()
+        return tables[full_key]
+
+    def sample(self, n: int, random_seed=None):
+        """Draw ``n`` synthetic rows ``(X, y)``: labels from the one class prior, then every
+        block's columns from that block's generative model given the labels.
+
+        X has the columns of the training data in their order (columns used by no block are
+        0); it is a CSR matrix when some block generates sparse counts (MultinomialNB,
+        PoissonNB), otherwise a float64 array.
+        """
+        from bayesnb.generate import _draw_labels, _generator
+
+        rng, codes = _draw_labels(self, n, random_seed)
+        parts, order = [], []
+        for _, block, idx in self._blocks():
+            parts.append(_generator(block)(block, codes, rng))
+            order.extend(idx.tolist())
+        if self.remainder_.size:
+            parts.append(np.zeros((int(n), self.remainder_.size)))
+            order.extend(self.remainder_.tolist())
+        inverse = np.argsort(np.asarray(order))
+        if any(sp.issparse(part) for part in parts):
+            X = sp.hstack([sp.csr_matrix(part, dtype=np.float64) for part in parts]).tocsc()
+            return X[:, inverse].tocsr(), self.classes_[codes]
+        X = np.hstack([np.asarray(part, dtype=np.float64) for part in parts])
+        return X[:, inverse], self.classes_[codes]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.classifier_tags.poor_score = True
+        return tags

@@ -1,0 +1,1 @@
+"""The dcm family: :class:`DirichletCompoundNB` and its :class:`~bayesnb.families.Family`."""

@@ -1,0 +1,1 @@
+"""The gda family: :class:`GDA` and its :class:`~bayesnb.families.Family`."""

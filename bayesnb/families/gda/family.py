@@ -1,0 +1,30 @@
+"""The gda family object, registered under ``"gda"``."""
+
+from __future__ import annotations
+
+from bayesnb.families import Family, register
+from bayesnb.families.gda.estimator import GDA
+from bayesnb.families.gda.evidence import GDAEvidence
+from bayesnb.families.gda.pymc import GDAPyMC
+from bayesnb.families.gda.report import GDAReport
+from bayesnb.families.gda.sampling import GDASampling
+from bayesnb.families.gda.storage import GDAStorage
+
+__all__ = ["FAMILY", "GDAFamily"]
+
+
+class GDAFamily(
+    GDASampling,
+    GDAStorage,
+    GDAEvidence,
+    GDAPyMC,
+    GDAReport,
+    Family,
+):
+    """The gda family: :class:`~bayesnb.families.Family` for :class:`GDA`."""
+
+    name = "gda"
+    estimator = GDA
+
+
+FAMILY = register(GDAFamily())

@@ -1,0 +1,1 @@
+"""The multinomial family: :class:`MultinomialNB` and its :class:`~bayesnb.families.Family`."""

@@ -1,0 +1,30 @@
+"""The multinomial family object, registered under ``"multinomial"``."""
+
+from __future__ import annotations
+
+from bayesnb.families import Family, register
+from bayesnb.families.multinomial.estimator import MultinomialNB
+from bayesnb.families.multinomial.evidence import MultinomialEvidence
+from bayesnb.families.multinomial.pymc import MultinomialPyMC
+from bayesnb.families.multinomial.report import MultinomialReport
+from bayesnb.families.multinomial.sampling import MultinomialSampling
+from bayesnb.families.multinomial.storage import MultinomialStorage
+
+__all__ = ["FAMILY", "MultinomialFamily"]
+
+
+class MultinomialFamily(
+    MultinomialSampling,
+    MultinomialStorage,
+    MultinomialEvidence,
+    MultinomialPyMC,
+    MultinomialReport,
+    Family,
+):
+    """The multinomial family: :class:`~bayesnb.families.Family` for :class:`MultinomialNB`."""
+
+    name = "multinomial"
+    estimator = MultinomialNB
+
+
+FAMILY = register(MultinomialFamily())

@@ -1,0 +1,1 @@
+"""The poisson family: :class:`PoissonNB` and its :class:`~bayesnb.families.Family`."""

@@ -1,0 +1,30 @@
+"""The poisson family object, registered under ``"poisson"``."""
+
+from __future__ import annotations
+
+from bayesnb.families import Family, register
+from bayesnb.families.poisson.estimator import PoissonNB
+from bayesnb.families.poisson.evidence import PoissonEvidence
+from bayesnb.families.poisson.pymc import PoissonPyMC
+from bayesnb.families.poisson.report import PoissonReport
+from bayesnb.families.poisson.sampling import PoissonSampling
+from bayesnb.families.poisson.storage import PoissonStorage
+
+__all__ = ["FAMILY", "PoissonFamily"]
+
+
+class PoissonFamily(
+    PoissonSampling,
+    PoissonStorage,
+    PoissonEvidence,
+    PoissonPyMC,
+    PoissonReport,
+    Family,
+):
+    """The poisson family: :class:`~bayesnb.families.Family` for :class:`PoissonNB`."""
+
+    name = "poisson"
+    estimator = PoissonNB
+
+
+FAMILY = register(PoissonFamily())
