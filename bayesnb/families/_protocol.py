@@ -79,5 +79,18 @@ class Family:
     # -- report studies (bayesnb.report) -----------------------------------------------------
     # (section owned by the report refactor)
 
+    # -- the contract suite (bayesnb.testing.check_family) -----------------------------------
+    def example_data(self, est, n: int, rng: np.random.Generator) -> tuple:
+        """Small random training data ``(X, y)`` of the family's input domain, 3 classes."""
+        raise self.unsupported("example_data (needed by bayesnb.testing.check_family)")
+
+    def fixed_prior_params(self, est) -> dict:
+        """Parameters that pin what fitted ``est`` derived from its training data ({}: none)."""
+        return {}
+
+    def closed_form_predictive(self, est) -> bool:
+        """Whether ``estimate="bayes"`` scores with the exact posterior predictive."""
+        return True
+
     # -- command line, scale-out (bayesnb.cli, bayesnb.distributed, bayesnb.streaming) -------
     # (section owned by the cli refactor)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bayesnb.families import Family, register
+from bayesnb.families._examples import binary_data
 from bayesnb.families.bernoulli.estimator import BernoulliNB
 from bayesnb.families.bernoulli.evidence import BernoulliEvidence
 from bayesnb.families.bernoulli.pymc import BernoulliPyMC
@@ -25,6 +26,10 @@ class BernoulliFamily(
 
     name = "bernoulli"
     estimator = BernoulliNB
+
+    def example_data(self, est, n, rng):
+        """See :meth:`Family.example_data`."""
+        return binary_data(n, rng)
 
 
 FAMILY = register(BernoulliFamily())

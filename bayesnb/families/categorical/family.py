@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from bayesnb.families import Family, register
+from bayesnb.families._examples import categorical_data
 from bayesnb.families.categorical.estimator import CategoricalNB
 from bayesnb.families.categorical.evidence import CategoricalEvidence
 from bayesnb.families.categorical.pymc import CategoricalPyMC
@@ -25,6 +28,14 @@ class CategoricalFamily(
 
     name = "categorical"
     estimator = CategoricalNB
+
+    def example_data(self, est, n, rng):
+        """See :meth:`Family.example_data`."""
+        return categorical_data(n, rng)
+
+    def fixed_prior_params(self, est) -> dict:
+        """The number of categories per feature that the training data showed."""
+        return {"min_categories": np.asarray(est.n_categories_)}
 
 
 FAMILY = register(CategoricalFamily())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bayesnb.families import Family, register
+from bayesnb.families._examples import count_data
 from bayesnb.families.dcm.estimator import DirichletCompoundNB
 from bayesnb.families.dcm.evidence import DCMEvidence
 from bayesnb.families.dcm.pymc import DCMPyMC
@@ -25,6 +26,14 @@ class DCMFamily(
 
     name = "dcm"
     estimator = DirichletCompoundNB
+
+    def example_data(self, est, n, rng):
+        """See :meth:`Family.example_data`."""
+        return count_data(n, rng)
+
+    def closed_form_predictive(self, est) -> bool:
+        """No: β has no conjugate prior; ``"bayes"`` is refused (use ``fit_pymc``)."""
+        return False
 
 
 FAMILY = register(DCMFamily())

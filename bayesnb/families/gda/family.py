@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bayesnb.families import Family, register
+from bayesnb.families._examples import gaussian_data
 from bayesnb.families.gda.estimator import GDA
 from bayesnb.families.gda.evidence import GDAEvidence
 from bayesnb.families.gda.pymc import GDAPyMC
@@ -25,6 +26,14 @@ class GDAFamily(
 
     name = "gda"
     estimator = GDA
+
+    def example_data(self, est, n, rng):
+        """See :meth:`Family.example_data`."""
+        return gaussian_data(n, rng)
+
+    def fixed_prior_params(self, est) -> dict:
+        """The data-scaled default prior, resolved against the training data."""
+        return {"prior": est.posterior_.prior}
 
 
 FAMILY = register(GDAFamily())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bayesnb.families import Family, register
+from bayesnb.families._examples import count_data
 from bayesnb.families.multinomial.estimator import MultinomialNB
 from bayesnb.families.multinomial.evidence import MultinomialEvidence
 from bayesnb.families.multinomial.pymc import MultinomialPyMC
@@ -25,6 +26,10 @@ class MultinomialFamily(
 
     name = "multinomial"
     estimator = MultinomialNB
+
+    def example_data(self, est, n, rng):
+        """See :meth:`Family.example_data`."""
+        return count_data(n, rng)
 
 
 FAMILY = register(MultinomialFamily())

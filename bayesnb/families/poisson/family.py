@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bayesnb.families import Family, register
+from bayesnb.families._examples import count_data
 from bayesnb.families.poisson.estimator import PoissonNB
 from bayesnb.families.poisson.evidence import PoissonEvidence
 from bayesnb.families.poisson.pymc import PoissonPyMC
@@ -25,6 +26,10 @@ class PoissonFamily(
 
     name = "poisson"
     estimator = PoissonNB
+
+    def example_data(self, est, n, rng):
+        """See :meth:`Family.example_data`."""
+        return count_data(n, rng)
 
 
 FAMILY = register(PoissonFamily())
