@@ -38,6 +38,7 @@ import pandas as pd
 
 from bayesnb.families import Family, family_of, get, has_family
 from bayesnb.families import names as family_names
+from bayesnb.validation import check_fitted
 
 __all__ = ["most_informative_features"]
 
@@ -182,7 +183,8 @@ def most_informative_features(
         Bad ``n``, ``ci_prob``, ``draws``, ``feature_names`` or classes not in the model.
     """
     family = _family(est)
-    marg = family.informative_marginals(est)  # checks that est is fitted
+    check_fitted(est)
+    marg = family.informative_marginals(est)
     if isinstance(n, bool) or not isinstance(n, Integral) or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")
     if isinstance(ci_prob, bool) or not isinstance(ci_prob, Real) or not 0 < ci_prob < 1:

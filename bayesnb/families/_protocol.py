@@ -77,10 +77,8 @@ class Family:
         raise self.unsupported("a closed-form evidence")
 
     def learn_alpha(self, est):
-        """The ``alpha_`` maximising :meth:`feature_log_evidence` (``alpha="evidence"``).
-
-        Called with a placeholder ``est.alpha_``: only the posterior's statistics may be read.
-        """
+        """The ``alpha_`` maximising :meth:`feature_log_evidence` (``alpha="evidence"``)."""
+        # Called while est.alpha_ holds a placeholder: read only the posterior's statistics.
         raise self.unsupported("alpha='evidence'")
 
     def loo_cells_per_draw(self, est, n_docs: int) -> int:
@@ -100,7 +98,8 @@ class Family:
     informative_refusal: ClassVar[str | None] = None
 
     def informative_marginals(self, est) -> dict[str, np.ndarray]:
-        """The (class, feature) posterior marginal parameters of the ranked log-parameter."""
+        """The (class, feature) posterior marginals of the log-parameter (fitted ``est``)."""
+        # A family that overrides this supports most_informative_features.
         raise self.unsupported("most_informative_features")
 
     def informative_moments(self, est, marginals: dict) -> tuple[np.ndarray, np.ndarray]:

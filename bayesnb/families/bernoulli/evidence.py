@@ -8,7 +8,7 @@ from bayesnb.families._discrete_evidence import _BetaInformative, _DiscreteEvide
 from bayesnb.posterior.empirical_bayes import fit_beta_alpha, fit_symmetric_dirichlet
 from bayesnb.posterior.evidence import beta_log_evidence
 from bayesnb.scoring import bernoulli_jll
-from bayesnb.validation import check_alpha, check_fitted
+from bayesnb.validation import check_alpha
 
 __all__ = ["BernoulliEvidence"]
 
@@ -40,7 +40,6 @@ class BernoulliEvidence(_BetaInformative, _DiscreteEvidence):
         return bernoulli_jll(X, np.log(table), np.log1p(-table), missing=missing)
 
     def informative_marginals(self, est) -> dict[str, np.ndarray]:
-        check_fitted(est)
         post = est.posterior_
         a = np.asarray(post.a, dtype=np.float64)
         return {"a": a, "b": np.broadcast_to(np.asarray(post.b, dtype=np.float64), a.shape)}

@@ -7,7 +7,6 @@ import numpy as np
 from bayesnb.families._discrete_evidence import _BetaInformative, _DirichletEvidence
 from bayesnb.scoring import dot_log_table
 from bayesnb.scoring.discrete import observed_mass_correction
-from bayesnb.validation import check_fitted
 
 __all__ = ["MultinomialEvidence"]
 
@@ -27,7 +26,6 @@ class MultinomialEvidence(_BetaInformative, _DirichletEvidence):
         return len(est.classes_) * (est.feature_log_prob_.shape[1] - 1)
 
     def informative_marginals(self, est) -> dict[str, np.ndarray]:
-        check_fitted(est)
         conc = np.asarray(est.posterior_.concentration, dtype=np.float64)
         total = conc.sum(axis=1, keepdims=True)
         # UNK pooling: every pooled column shares the pooled slot's marginal.

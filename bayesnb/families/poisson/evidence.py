@@ -9,7 +9,6 @@ from bayesnb.families._discrete_evidence import _DiscreteEvidence, log_gamma_dra
 from bayesnb.posterior.empirical_bayes import fit_gamma_shape
 from bayesnb.posterior.evidence import gamma_poisson_log_evidence
 from bayesnb.scoring import poisson_jll
-from bayesnb.validation import check_fitted
 
 __all__ = ["PoissonEvidence"]
 
@@ -37,7 +36,6 @@ class PoissonEvidence(_DiscreteEvidence):
 
     # -- most informative features: Gamma(shape, rate) marginals of the rates --------------------
     def informative_marginals(self, est) -> dict[str, np.ndarray]:
-        check_fitted(est)
         post = est.posterior_
         shape = np.asarray(post.shape, dtype=np.float64)
         rate = np.broadcast_to(np.asarray(post.rate, dtype=np.float64), shape.shape)
