@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import xarray as xr
@@ -18,6 +18,7 @@ from sklearn.base import clone
 from sklearn.metrics import accuracy_score, brier_score_loss, log_loss
 from sklearn.model_selection import check_cv
 
+from bayesnb.families import family_of, has_family
 from bayesnb.validation import ESTIMATES
 
 __all__ = ["METRICS", "all_estimates", "compare", "expected_calibration_error"]
@@ -79,42 +80,38 @@ def expected_calibration_error(y_true, proba: np.ndarray, classes, n_bins: int =
     return float(total)
 
 
+def _sklearn_counts() -> dict[type, Callable]:
+    """scikit-learn's naive Bayes classes -> free parameters, given the model and its K."""
+    from sklearn import naive_bayes as sknb
+
+    return {
+        # One complement word distribution per class; the class prior is unused in prediction.
+        sknb.ComplementNB: lambda est, k: k * (est.feature_log_prob_.shape[1] - 1),
+        sknb.MultinomialNB: lambda est, k: k - 1 + k * (est.feature_log_prob_.shape[1] - 1),
+        sknb.BernoulliNB: lambda est, k: k - 1 + est.feature_log_prob_.size,
+        sknb.CategoricalNB: lambda est, k: (
+            k - 1 + k * int(np.sum(np.asarray(est.n_categories_) - 1))
+        ),
+        sknb.GaussianNB: lambda est, k: k - 1 + 2 * est.theta_.size,
+    }
+
+
 def n_parameters(estimator) -> float:
     """Free parameters of a fitted model (probability vectors count one less than their size).
 
-    bayesnb models by their model kind; scikit-learn's naive Bayes models by their tables
-    (ComplementNB: one complement word distribution per class, its class prior is unused in
-    prediction); a linear model by ``coef_`` plus ``intercept_``. NaN when unknown.
+    bayesnb models: the K − 1 of the class prior plus their family's feature parameters;
+    scikit-learn's naive Bayes models by their tables (ComplementNB: one complement word
+    distribution per class, its class prior is unused in prediction); a linear model by
+    ``coef_`` plus ``intercept_``. NaN when unknown.
     """
     k = len(estimator.classes_)
-    free_prior = k - 1
-    kind = getattr(estimator, "_family", None)
-    if kind is not None:
-        d = estimator.n_features_in_
-        if kind == "multinomial":
-            return free_prior + k * (estimator.feature_log_prob_.shape[1] - 1)
-        if kind in ("bernoulli", "poisson", "dcm"):
-            # One free value per (class, feature): a probability, a rate, or a concentration.
-            return free_prior + k * d
-        if kind == "categorical":
-            # k_j observed categories plus the pooled unseen slot: k_j free per feature.
-            return free_prior + k * int(np.sum(estimator.n_categories_))
-        if kind == "gda":
-            cov = {"shared": d * (d + 1) // 2, "per_class": k * d * (d + 1) // 2, "diagonal": k * d}
-            return free_prior + k * d + cov[estimator.covariance]
-        return np.nan
-    from sklearn import naive_bayes as sknb
-
-    if isinstance(estimator, sknb.ComplementNB):
-        return k * (estimator.feature_log_prob_.shape[1] - 1)
-    if isinstance(estimator, sknb.MultinomialNB):
-        return free_prior + k * (estimator.feature_log_prob_.shape[1] - 1)
-    if isinstance(estimator, sknb.BernoulliNB):
-        return free_prior + estimator.feature_log_prob_.size
-    if isinstance(estimator, sknb.CategoricalNB):
-        return free_prior + k * int(np.sum(np.asarray(estimator.n_categories_) - 1))
-    if isinstance(estimator, sknb.GaussianNB):
-        return free_prior + 2 * estimator.theta_.size
+    if has_family(estimator):
+        return k - 1 + family_of(estimator).n_feature_parameters(estimator)
+    counts = _sklearn_counts()
+    # The most specific known class of the estimator (a subclass counts as its base).
+    known = next((counts[c] for c in type(estimator).__mro__ if c in counts), None)
+    if known is not None:
+        return known(estimator, k)
     coef = getattr(estimator, "coef_", None)
     if coef is not None:
         return int(np.size(coef) + np.size(getattr(estimator, "intercept_", 0)))

@@ -351,7 +351,7 @@ def _label_log_likelihood(
     n_chains, n_draws, _ = pi.shape
     kind, codes = spec.kind, spec.codes
     missing = [None] * len(spec.X.parts) if kind == "columnwise" else None
-    per_draw = 8.0 * _cells_per_draw(est, kind, codes.size)
+    per_draw = 8.0 * _cells_per_draw(est, codes.size)
     block = int(max(1, min(n_draws, max_bytes // per_draw)))
     out = np.empty((n_chains, n_draws, codes.size))
     for chain in range(n_chains):
@@ -360,7 +360,7 @@ def _label_log_likelihood(
             with np.errstate(divide="ignore"):
                 log_pi = np.log(pi[chain, part])
             values = {k: v[chain, part] for k, v in posterior.items() if k != "class_prior"}
-            jll = _draws_jll(est, kind, spec.X, missing, values)
+            jll = _draws_jll(est, spec.X, missing, values)
             out[chain, part] = _label_terms(jll + log_pi[None], log_pi, codes).T
     return out
 

@@ -23,6 +23,9 @@ Gamma(s < 1) variable, G' ~ Gamma(s + 1)), so tiny concentrations never underflo
 
 Features are ranked by the exact posterior mean of the log-ratio (largest first), only the
 top ``n`` of each pair get draws, so a 10⁵-word vocabulary costs one digamma table.
+
+The marginals, their moments and their draws come from the model's family (the
+``informative_*`` methods of the family protocol); a family without them is refused.
 """
 
 from __future__ import annotations
@@ -32,90 +35,37 @@ from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
-from scipy.special import digamma, polygamma
 
+from bayesnb.families import Family, family_of, get, has_family
+from bayesnb.families import names as family_names
 from bayesnb.validation import check_fitted
 
 __all__ = ["most_informative_features"]
 
-_SUPPORTED = "MultinomialNB, BernoulliNB and PoissonNB"
+
+def _supports(family: Family) -> bool:
+    """Whether ``family`` provides the marginals most_informative_features ranks."""
+    return type(family).informative_marginals is not Family.informative_marginals
 
 
-def _log_gamma_draws(rng: np.random.Generator, shape: np.ndarray, size: int) -> np.ndarray:
-    """log of Gamma(shape, 1) draws, shape (size, *shape.shape), stable for tiny shapes.
-
-    For s < 1, G = G' · U^(1/s) with G' ~ Gamma(s + 1) and U ~ Uniform(0, 1); taking logs
-    keeps draws that would underflow to 0 in linear space.
-    """
-    shape = np.asarray(shape, dtype=np.float64)
-    small = shape < 1.0
-    g = rng.standard_gamma(np.where(small, shape + 1.0, shape), size=(size, *shape.shape))
-    out = np.log(g)
-    if small.any():
-        u = rng.random(size=(size, *shape.shape))
-        out += np.where(small, np.log(u) / shape, 0.0)
-    return out
+def _supported() -> str:
+    """The estimators of the registered families that have informative features."""
+    labels = [f.estimator.__name__ for f in map(get, family_names()) if _supports(f)]
+    return ", ".join(labels[:-1]) + " and " + labels[-1] if len(labels) > 1 else "".join(labels)
 
 
-def _log_beta_draws(rng: np.random.Generator, a: np.ndarray, b: np.ndarray, size: int):
-    """log X for X ~ Beta(a, b): log G_a − log(G_a + G_b), computed in log space."""
-    la = _log_gamma_draws(rng, a, size)
-    lb = _log_gamma_draws(rng, b, size)
-    return la - np.logaddexp(la, lb)
-
-
-def _marginals(est) -> tuple[str, dict[str, np.ndarray]]:
-    """The model kind and the (class, feature) marginal parameters of the log-parameter."""
-    kind = getattr(est, "_family", None)
-    if kind not in ("multinomial", "bernoulli", "poisson"):
-        if kind in ("categorical", "gda"):
-            why = (
-                "CategoricalNB has one probability vector per feature (no single per-feature "
-                "parameter to compare)"
-                if kind == "categorical"
-                else "GDA has no per-class feature probabilities (compare its coef_ instead)"
-            )
-            raise TypeError(f"most_informative_features: {why}; it supports {_SUPPORTED}")
-        raise TypeError(
-            f"most_informative_features does not support {type(est).__name__}; it supports "
-            f"fitted bayesnb {_SUPPORTED}"
-        )
-    check_fitted(est)
-    post = est.posterior_
-    if kind == "multinomial":
-        conc = np.asarray(post.concentration, dtype=np.float64)
-        total = conc.sum(axis=1, keepdims=True)
-        # UNK pooling: every pooled column shares the pooled slot's marginal.
-        pooled = est._pooled
-        if pooled is None:
-            cols = np.arange(est.n_features_in_)
-        else:
-            cols = np.empty(est.n_features_in_, dtype=np.intp)
-            cols[~pooled] = np.arange(int((~pooled).sum()))
-            cols[pooled] = conc.shape[1] - 1
-        a = conc[:, cols]
-        return kind, {"a": a, "b": np.broadcast_to(total, a.shape) - a}
-    if kind == "bernoulli":
-        a = np.asarray(post.a, dtype=np.float64)
-        return kind, {"a": a, "b": np.broadcast_to(np.asarray(post.b, dtype=np.float64), a.shape)}
-    shape = np.asarray(post.shape, dtype=np.float64)
-    rate = np.broadcast_to(np.asarray(post.rate, dtype=np.float64), shape.shape)
-    return kind, {"shape": shape, "rate": rate}
-
-
-def _moments(kind: str, m: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Exact E[log parameter] and Var[log parameter], each (n_classes, n_features)."""
-    if kind == "poisson":
-        return digamma(m["shape"]) - np.log(m["rate"]), polygamma(1, m["shape"])
-    a, b = m["a"], m["b"]
-    return digamma(a) - digamma(a + b), polygamma(1, a) - polygamma(1, a + b)
-
-
-def _draw(kind: str, m: dict[str, np.ndarray], c: int, cols: np.ndarray, rng, size: int):
-    """Exact posterior draws of log parameter of class ``c`` at ``cols``: (size, len(cols))."""
-    if kind == "poisson":
-        return _log_gamma_draws(rng, m["shape"][c, cols], size) - np.log(m["rate"][c, cols])
-    return _log_beta_draws(rng, m["a"][c, cols], m["b"][c, cols], size)
+def _family(est) -> Family:
+    """The family of ``est``; a TypeError naming the supported models for any other."""
+    family = family_of(est) if has_family(est) else None
+    if family is not None and _supports(family):
+        return family
+    why = getattr(family, "informative_refusal", None)
+    if why:
+        raise TypeError(f"most_informative_features: {why}; it supports {_supported()}")
+    raise TypeError(
+        f"most_informative_features does not support {type(est).__name__}; it supports "
+        f"fitted bayesnb {_supported()}"
+    )
 
 
 def _pairs(classes, labels: np.ndarray) -> list[tuple[int, int]]:
@@ -232,7 +182,9 @@ def most_informative_features(
     ValueError
         Bad ``n``, ``ci_prob``, ``draws``, ``feature_names`` or classes not in the model.
     """
-    kind, marg = _marginals(est)
+    family = _family(est)
+    check_fitted(est)
+    marg = family.informative_marginals(est)
     if isinstance(n, bool) or not isinstance(n, Integral) or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")
     if isinstance(ci_prob, bool) or not isinstance(ci_prob, Real) or not 0 < ci_prob < 1:
@@ -243,7 +195,7 @@ def most_informative_features(
     pairs = _pairs(classes, labels)
     names = _names(est, feature_names)
     rng = np.random.default_rng(random_seed)
-    mean_log, var_log = _moments(kind, marg)
+    mean_log, var_log = family.informative_moments(est, marg)
     counts = np.asarray(est.feature_count_, dtype=np.float64)
     d = mean_log.shape[1]
     n_keep = min(int(n), d)
@@ -256,7 +208,8 @@ def most_informative_features(
         # Top n by mean; ties broken by column index (stable sort on the negated mean).
         top = np.argpartition(-diff, n_keep - 1)[:n_keep] if n_keep < d else np.arange(d)
         top = top[np.lexsort((top, -diff[top]))]
-        sample = _draw(kind, marg, a, top, rng, draws) - _draw(kind, marg, b, top, rng, draws)
+        sample = family.informative_draws(est, marg, a, top, rng, draws)
+        sample = sample - family.informative_draws(est, marg, b, top, rng, draws)
         lo, hi = np.quantile(sample, [tail, 1.0 - tail], axis=0)
         frames.append(
             pd.DataFrame(
@@ -278,7 +231,7 @@ def most_informative_features(
     out = pd.concat(frames, ignore_index=True)
     out.attrs = {
         "model": type(est).__name__,
-        "quantity": {"poisson": "log rate ratio"}.get(kind, "log probability ratio"),
+        "quantity": family.informative_quantity(est),
         "ci_prob": float(ci_prob),
         "draws": int(draws),
         "random_seed": random_seed if isinstance(random_seed, int | None) else "generator",

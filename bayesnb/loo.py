@@ -22,104 +22,19 @@ import numpy as np
 import xarray as xr
 from scipy.special import logsumexp
 
-from bayesnb._base import model_kind
 from bayesnb.datatree import to_datatree
 from bayesnb.draws import posterior_draws
-from bayesnb.scoring import bernoulli_jll, categorical_jll, dcm_jll, dot_log_table, poisson_jll
-from bayesnb.scoring.discrete import observed_mass_correction
+from bayesnb.families import family_of
 from bayesnb.validation import check_fitted, encode_labels
 
 __all__ = ["label_log_likelihood", "label_log_likelihood_draws", "psis_loo", "short_warning"]
 
-_LOG_2PI = float(np.log(2.0 * np.pi))
+_WHERE = "bayesnb.loo"
 
 
-def _kind(est) -> str:
-    return model_kind(est, "bayesnb.loo")
-
-
-def _cells_per_draw(est, kind: str, n_docs: int) -> int:
+def _cells_per_draw(est, n_docs: int) -> int:
     """Float64 cells one draw occupies while it is scored (parameters plus scores)."""
-    if kind == "columnwise":
-        return sum(_cells_per_draw(b, _kind(b), n_docs) for _, b, _ in est._blocks())
-    n_classes = len(est.classes_)
-    d = est.n_features_in_
-    if kind == "gda":
-        # The parameters, and the whitened residuals of every document under every class.
-        return n_classes * d * (d + 1) + 2 * n_classes * n_docs * d
-    if kind == "categorical":
-        width = int(np.max(est.n_categories_)) + 1
-        params = 2 * n_classes * d * width
-    else:
-        params = 2 * n_classes * d
-    return params + 2 * n_classes * n_docs
-
-
-def _discrete_jll(est, kind: str, X, theta: np.ndarray, missing=None) -> np.ndarray:
-    """log p(x_i | c, θ_s) for a block of draws: shape (n_docs, draws, n_classes).
-
-    ``missing`` (indicator of missing cells under ``missing="ignore"``) marginalises them out
-    as the estimator's own scoring does.
-    """
-    m, n_classes = theta.shape[:2]
-    with np.errstate(divide="ignore"):
-        if kind == "bernoulli":
-            phi = theta.reshape(m * n_classes, -1)
-            jll = bernoulli_jll(X, np.log(phi), np.log1p(-phi), missing=missing)
-        elif kind == "multinomial":
-            table = np.log(theta.reshape(m * n_classes, -1))
-            jll = dot_log_table(X, table)
-            if missing is not None:
-                jll = jll + observed_mass_correction(X, missing, table, est._pooled)
-        elif kind == "dcm":  # θ holds the concentrations β (Laplace draws): Pólya likelihood
-            jll = dcm_jll(X, theta.reshape(m * n_classes, -1), missing=missing)
-        elif kind == "poisson":
-            # θ holds the rates λ; ln x! is the same for every class and cancels in p(y | x).
-            lam = theta.reshape(m * n_classes, -1)
-            jll = poisson_jll(
-                X, np.log(lam), lam.sum(axis=1), log_factorial=False, missing=missing, rate=lam
-            )
-        else:
-            k = np.asarray(est.n_categories_)
-            # Padded (class, feature, value) -> the estimator's concatenated category axis.
-            flat_j = np.repeat(np.arange(k.size), k + 1)
-            flat_v = np.concatenate([np.arange(kj + 1) for kj in k])
-            table = np.log(theta[:, :, flat_j, flat_v]).reshape(m * n_classes, -1)
-            jll = categorical_jll(X, table, est._offsets, k, missing=missing)
-    return np.asarray(jll).reshape(X.shape[0], m, n_classes)
-
-
-def _gaussian_jll(X: np.ndarray, mean: np.ndarray, cov: np.ndarray) -> np.ndarray:
-    """log N(x_i | μ_sc, Σ_s[c]) for a block of draws: shape (n_docs, draws, n_classes).
-
-    ``mean`` is (draws, K, d); ``cov`` is (draws, d, d) (shared) or (draws, K, d, d).
-    """
-    d = X.shape[1]
-    L = np.linalg.cholesky(cov)
-    if L.ndim == 3:
-        L = L[:, None]  # one Σ for every class
-    L_inv_t = np.swapaxes(np.linalg.inv(L), -1, -2)
-    # Whitened residuals (draws, K, N, d): L⁻¹(x − μ) as row vectors.
-    W = (X[None, None, :, :] - mean[:, :, None, :]) @ L_inv_t
-    q = np.einsum("mknd,mknd->mkn", W, W)
-    log_det = 2.0 * np.log(np.diagonal(L, axis1=-2, axis2=-1)).sum(axis=-1)  # (m, K or 1)
-    jll = -0.5 * (q + log_det[..., None] + d * _LOG_2PI)
-    return np.transpose(jll, (2, 0, 1))
-
-
-def _gaussian_jll_missing(X: np.ndarray, M, mean: np.ndarray, cov: np.ndarray) -> np.ndarray:
-    """:func:`_gaussian_jll` with missing coordinates marginalised out, pattern by pattern."""
-    from bayesnb.stats.missing import missing_patterns, missing_rows
-
-    out = np.zeros((X.shape[0], mean.shape[0], mean.shape[1]))
-    full = ~missing_rows(M)
-    if full.any():
-        out[full] = _gaussian_jll(X[full], mean, cov)
-    for rows, obs in missing_patterns(M):
-        if obs.size:  # a document with nothing observed scores 0 under every class
-            sub = cov[..., obs[:, None], obs[None, :]]
-            out[rows] = _gaussian_jll(X[np.ix_(rows, obs)], mean[..., obs], sub)
-    return out
+    return family_of(est, _WHERE).loo_cells_per_draw(est, n_docs)
 
 
 def _label_terms(joint: np.ndarray, log_pi: np.ndarray, codes: np.ndarray) -> np.ndarray:
@@ -149,43 +64,21 @@ def _label_terms(joint: np.ndarray, log_pi: np.ndarray, codes: np.ndarray) -> np
     return out
 
 
-def _scoring_view(est, kind: str, Xc):
+def _scoring_view(est, Xc):
     """Validated X as the draws score it, and its missing-cell indicator (or None).
 
     A ColumnwiseNB gives its blocks' views (same container) and a list of indicators.
     """
-    if kind == "columnwise":
-        views = [
-            _scoring_view(b, _kind(b), part)
-            for (_, b, _), part in zip(est._blocks(), Xc.parts, strict=True)
-        ]
-        return type(Xc)([v for v, _ in views], Xc.shape[0]), [m for _, m in views]
-    X0, M = est._split_missing(Xc)  # (Xc, None) unless missing="ignore" finds NaN
-    # BernoulliNB binarises NaN itself (to 0, never "present"); GDA keeps it for the patterns.
-    return est._encode(Xc if kind in ("bernoulli", "gda") else X0), M
+    return family_of(est, _WHERE).loo_view(est, Xc)
 
 
-def _draws_jll(est, kind: str, Xc, M, values: dict) -> np.ndarray:
+def _draws_jll(est, Xc, M, values: dict) -> np.ndarray:
     """log p(x_i | c, θ_s) of draws ``values`` (name -> (draws, ...)): (n_docs, draws, K).
 
     ``Xc`` and ``M`` come from :func:`_scoring_view`. A ColumnwiseNB sums its blocks' terms,
     each block scoring its ``"{block}/{var}"`` draws.
     """
-    if kind == "columnwise":
-        total = None
-        for (name, b, _), part, m in zip(est._blocks(), Xc.parts, M, strict=True):
-            sub = {k.split("/", 1)[1]: v for k, v in values.items() if k.startswith(f"{name}/")}
-            jll = _draws_jll(b, _kind(b), part, m, sub)
-            total = jll if total is None else total + jll
-        return total
-    if kind == "gda":
-        if M is None:
-            return _gaussian_jll(Xc, values["mean"], values["cov"])
-        return _gaussian_jll_missing(Xc, M, values["mean"], values["cov"])
-    table = values["feature_rate" if kind == "poisson" else "feature_prob"]
-    if kind == "dcm":
-        table = values["concentration"]
-    return _discrete_jll(est, kind, Xc, table, missing=M)
+    return family_of(est, _WHERE).loo_draws_jll(est, Xc, M, values)
 
 
 def label_log_likelihood_draws(
@@ -207,14 +100,14 @@ def label_log_likelihood_draws(
     class_prior : ndarray of shape (draws, n_classes)
         The π draws used.
     """
-    kind = _kind(est)
+    family_of(est, _WHERE)  # an unsupported type is a TypeError before any other check
     check_fitted(est)
     if not isinstance(draws, Integral) or isinstance(draws, bool) or draws < 1:
         raise ValueError(f"draws must be a positive integer, got {draws!r}")
     if not (isinstance(max_bytes, int | float) and max_bytes > 0):
         raise ValueError(f"max_bytes must be a positive number, got {max_bytes!r}")
     Xc, yc = est._check_input(X, y, reset=False)
-    Xc, M = _scoring_view(est, kind, Xc)
+    Xc, M = _scoring_view(est, Xc)
     _, codes = encode_labels(yc, est.classes_)
     n_docs = codes.size
     need = 8.0 * draws * (n_docs + len(est.classes_))
@@ -224,7 +117,7 @@ def label_log_likelihood_draws(
             f"classes) × 8 bytes), above max_output_bytes={max_output_bytes:.3g}. Use fewer "
             "draws or documents, or raise max_output_bytes."
         )
-    per_draw = 8.0 * _cells_per_draw(est, kind, n_docs)
+    per_draw = 8.0 * _cells_per_draw(est, n_docs)
     block = int(max(1, min(draws, max_bytes // per_draw)))
     rng = np.random.default_rng(random_seed)
     log_lik = np.empty((draws, n_docs))
@@ -235,7 +128,7 @@ def label_log_likelihood_draws(
         pi = values["class_prior"][0]
         with np.errstate(divide="ignore"):
             log_pi = np.log(pi)
-        jll = _draws_jll(est, kind, Xc, M, {k: v[0] for k, v in values.items()})
+        jll = _draws_jll(est, Xc, M, {k: v[0] for k, v in values.items()})
         joint = jll + log_pi[None]
         log_lik[start : start + m] = _label_terms(joint, log_pi, codes).T
         class_prior[start : start + m] = pi

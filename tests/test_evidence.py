@@ -12,6 +12,7 @@ from scipy.special import gammaln
 import bayesnb as bnb
 from bayesnb import evidence
 from bayesnb.evidence import fit_symmetric_dirichlet, log_evidence
+from bayesnb.posterior import empirical_bayes
 
 # -- brute force ---------------------------------------------------------------------------------
 
@@ -193,7 +194,8 @@ def test_learned_alpha_recovers_the_simulating_concentration():
 def test_fallback_search_agrees_with_fixed_point(monkeypatch):
     X, y = _multinomial_data()
     fixed_point = bnb.MultinomialNB(alpha="evidence").fit(X, y).alpha_
-    monkeypatch.setattr(evidence, "_MAX_ITER", 2)  # the fixed point cannot converge in 2 steps
+    # The fixed point cannot converge in 2 steps.
+    monkeypatch.setattr(empirical_bayes, "_MAX_ITER", 2)
     searched = bnb.MultinomialNB(alpha="evidence").fit(X, y).alpha_
     assert searched == pytest.approx(fixed_point, rel=1e-5)
     assert searched != fixed_point  # it really took the other path

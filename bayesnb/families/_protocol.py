@@ -72,6 +72,51 @@ class Family:
 
     # -- evidence, LOO, informative features, compare ----------------------------------------
     # (section owned by the evidence/loo refactor)
+    def feature_log_evidence(self, est) -> float:
+        """log p(X | y, prior) of the fitted features: the closed form (or an approximation)."""
+        raise self.unsupported("a closed-form evidence")
+
+    def learn_alpha(self, est):
+        """The ``alpha_`` maximising :meth:`feature_log_evidence` (``alpha="evidence"``)."""
+        # Called while est.alpha_ holds a placeholder: read only the posterior's statistics.
+        raise self.unsupported("alpha='evidence'")
+
+    def loo_cells_per_draw(self, est, n_docs: int) -> int:
+        """Float64 cells one posterior draw occupies while ``n_docs`` documents are scored."""
+        raise self.unsupported("label_log_likelihood")
+
+    def loo_view(self, est, Xc) -> tuple:
+        """Validated ``Xc`` as :meth:`loo_draws_jll` scores it, and its missing-cell indicator."""
+        X0, M = est._split_missing(Xc)  # (Xc, None) unless missing="ignore" finds NaN
+        return est._encode(X0), M
+
+    def loo_draws_jll(self, est, Xc, M, values: dict) -> np.ndarray:
+        """log p(x_i | c, θ_s) of draws ``values`` (name -> (draws, ...)): (n_docs, draws, K)."""
+        raise self.unsupported("label_log_likelihood")
+
+    #: Why most_informative_features cannot rank this family's features (None: no reason).
+    informative_refusal: ClassVar[str | None] = None
+
+    def informative_marginals(self, est) -> dict[str, np.ndarray]:
+        """The (class, feature) posterior marginals of the log-parameter (fitted ``est``)."""
+        # A family that overrides this supports most_informative_features.
+        raise self.unsupported("most_informative_features")
+
+    def informative_moments(self, est, marginals: dict) -> tuple[np.ndarray, np.ndarray]:
+        """Exact E[log parameter] and Var[log parameter], each (n_classes, n_features)."""
+        raise self.unsupported("most_informative_features")
+
+    def informative_draws(self, est, marginals: dict, c: int, cols, rng, size: int):
+        """Exact posterior draws of the log-parameter of class ``c`` at ``cols``: (size, n)."""
+        raise self.unsupported("most_informative_features")
+
+    def informative_quantity(self, est) -> str:
+        """What the ranked log-ratio compares (the ``quantity`` of the result's attrs)."""
+        return "log probability ratio"
+
+    def n_feature_parameters(self, est) -> float:
+        """Free parameters of the fitted feature model (NaN when unknown), for compare."""
+        return np.nan
 
     # -- PyMC declaration (bayesnb.pymc_models, bayesnb.inference) ---------------------------
     # (section owned by the PyMC refactor)

@@ -2,8 +2,44 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from bayesnb.families._discrete_evidence import _BetaInformative, _DiscreteEvidence
+from bayesnb.posterior.empirical_bayes import fit_beta_alpha, fit_symmetric_dirichlet
+from bayesnb.posterior.evidence import beta_log_evidence
+from bayesnb.scoring import bernoulli_jll
+from bayesnb.validation import check_alpha
+
 __all__ = ["BernoulliEvidence"]
 
 
-class BernoulliEvidence:
+class BernoulliEvidence(_BetaInformative, _DiscreteEvidence):
     """Family methods of BernoulliNB for evidence; see :class:`bayesnb.families.Family`."""
+
+    def feature_log_evidence(self, est) -> float:
+        post = est.posterior_
+        return beta_log_evidence(post.alpha, post.beta, post.successes, post.failures)
+
+    def learn_alpha(self, est) -> float:
+        post = est.posterior_
+        if est.beta is None:
+            # β = α: a symmetric 2-category Dirichlet on every (class, feature) pair.
+            pairs = np.stack([post.successes, post.failures], axis=-1)
+            pairs = pairs.reshape(pairs.shape[0], -1)
+            sizes = np.full(post.successes.shape[1], 2, dtype=np.intp)
+            return fit_symmetric_dirichlet(pairs, sizes)
+        beta = check_alpha(est.beta, est.n_features_in_, "beta")
+        return fit_beta_alpha(post.successes, post.failures, beta)
+
+    def loo_view(self, est, Xc) -> tuple:
+        # BernoulliNB binarises NaN itself (to 0, never "present").
+        _, M = est._split_missing(Xc)
+        return est._encode(Xc), M
+
+    def _table_jll(self, est, X, table: np.ndarray, missing) -> np.ndarray:
+        return bernoulli_jll(X, np.log(table), np.log1p(-table), missing=missing)
+
+    def informative_marginals(self, est) -> dict[str, np.ndarray]:
+        post = est.posterior_
+        a = np.asarray(post.a, dtype=np.float64)
+        return {"a": a, "b": np.broadcast_to(np.asarray(post.b, dtype=np.float64), a.shape)}

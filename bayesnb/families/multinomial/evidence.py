@@ -2,8 +2,39 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from bayesnb.families._discrete_evidence import _BetaInformative, _DirichletEvidence
+from bayesnb.scoring import dot_log_table
+from bayesnb.scoring.discrete import observed_mass_correction
+
 __all__ = ["MultinomialEvidence"]
 
 
-class MultinomialEvidence:
+class MultinomialEvidence(_BetaInformative, _DirichletEvidence):
     """Family methods of MultinomialNB for evidence; see :class:`bayesnb.families.Family`."""
+
+    def _table_jll(self, est, X, table: np.ndarray, missing) -> np.ndarray:
+        log_table = np.log(table)
+        jll = dot_log_table(X, log_table)
+        if missing is not None:
+            jll = jll + observed_mass_correction(X, missing, log_table, est._pooled)
+        return jll
+
+    def n_feature_parameters(self, est) -> int:
+        # One word distribution per class over the model's columns (UNK slot included).
+        return len(est.classes_) * (est.feature_log_prob_.shape[1] - 1)
+
+    def informative_marginals(self, est) -> dict[str, np.ndarray]:
+        conc = np.asarray(est.posterior_.concentration, dtype=np.float64)
+        total = conc.sum(axis=1, keepdims=True)
+        # UNK pooling: every pooled column shares the pooled slot's marginal.
+        pooled = est._pooled
+        if pooled is None:
+            cols = np.arange(est.n_features_in_)
+        else:
+            cols = np.empty(est.n_features_in_, dtype=np.intp)
+            cols[~pooled] = np.arange(int((~pooled).sum()))
+            cols[pooled] = conc.shape[1] - 1
+        a = conc[:, cols]
+        return {"a": a, "b": np.broadcast_to(total, a.shape) - a}
