@@ -68,7 +68,46 @@ class Family:
     # (section owned by the draws/generate refactor)
 
     # -- model files (bayesnb.io) ------------------------------------------------------------
-    # (section owned by the io refactor)
+    # Saving: ``out`` is the file being written (``out.encode(value)`` JSON data, ``out.tree``
+    # and ``out.params`` of another estimator, ``out.model_name``, ``out.subtrees``). Loading:
+    # ``file`` is a verified file (``file.where``, ``fitted``, ``statistics``, ``groups``,
+    # ``tree``, ``decode``, ``error``, ``family_named``, ``estimator``, ``load``).
+    def file_params(self, est, out) -> dict:
+        """The constructor parameters as JSON data (the ``params`` attribute)."""
+        return {k: out.encode(v) for k, v in est.get_params(deep=False).items()}
+
+    def file_statistics(self, est) -> dict:
+        """The ``statistics`` arrays after ``class_count``: name -> (dims, array)."""
+        raise self.unsupported("saving to a model file")
+
+    def file_fitted(self, est, out) -> dict:
+        """Learned values and bookkeeping of the ``fitted`` JSON besides labels and features."""
+        return {"alpha_": out.encode(getattr(est, "alpha_", None))}
+
+    def file_groups(self, est) -> dict:
+        """Extra groups of arrays covered by the root checksum: group -> name -> (dims, array)."""
+        return {}
+
+    def file_subtrees(self, est, out) -> dict:
+        """Complete model trees stored inside the file (path -> DataTree), e.g. blocks."""
+        return {}
+
+    def read_groups(self, file) -> dict:
+        """The arrays of the groups of :meth:`file_groups` (read before the checksum)."""
+        return {}
+
+    def decode_params(self, params: dict, file) -> dict:
+        """The constructor keyword arguments from the ``params`` JSON object."""
+        return {k: file.decode(v) for k, v in params.items()}
+
+    def restore_statistics(self, est, file) -> None:
+        """Set the statistics of a fresh estimator from a verified file (file_statistics^-1)."""
+        raise self.unsupported("loading from a model file")
+
+    def restore_fitted(self, est, file) -> None:
+        """Set the learned values that :meth:`file_fitted` recorded."""
+        if file.fitted["alpha_"] is not None:
+            est.alpha_ = file.decode(file.fitted["alpha_"])
 
     # -- evidence, LOO, informative features, compare ----------------------------------------
     # (section owned by the evidence/loo refactor)
