@@ -76,13 +76,19 @@ for r in rs:
 
 print(f"{'r':>3} {'pairs':>7} {'r*':>7} {'Laplace':>8} {'evid. α':>8}")
 for i, r in enumerate(rs):
-    print(f"{r:>3} {table['pairs'][i]:>7} {table['r* (held out)'][i]:>7.3f} "
-          f"{table['Laplace'][i]:>8.3f} {table['evidence α'][i]:>8.3f}")
+    print(
+        f"{r:>3} {table['pairs'][i]:>7} {table['r* (held out)'][i]:>7.3f} "
+        f"{table['Laplace'][i]:>8.3f} {table['evidence α'][i]:>8.3f}"
+    )
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), layout="constrained")
-for name, style in [("r* (held out)", "ko-"), ("MLE r", "C3--"), ("Laplace", "C0s-"),
-                    ("evidence α", "C2^-")]:
+for name, style in [
+    ("r* (held out)", "ko-"),
+    ("MLE r", "C3--"),
+    ("Laplace", "C0s-"),
+    ("evidence α", "C2^-"),
+]:
     axes[0].plot(rs, table[name], style, label=name, ms=4)
 axes[0].set(xlabel="count r in one half", ylabel="predicted count in the other half")
 axes[0].legend(fontsize=8)
@@ -100,6 +106,8 @@ plt.show()
 # probability for words it has not seen, against the share they take in the other half:
 unseen = r_all == 0
 tokens = sum(f.feature_count_.sum() for f in fits)
-print(f"Laplace: {laplace[unseen].sum() / tokens:.1%} of the mass on unseen pairs; "
-      f"held out: {held[unseen].sum() / tokens:.1%}; "
-      f"evidence α: {posterior[unseen].sum() / tokens:.1%}")
+print(
+    f"Laplace: {laplace[unseen].sum() / tokens:.1%} of the mass on unseen pairs; "
+    f"held out: {held[unseen].sum() / tokens:.1%}; "
+    f"evidence α: {posterior[unseen].sum() / tokens:.1%}"
+)

@@ -58,8 +58,10 @@ ax.set_ylabel("test accuracy")
 ax.legend()
 plt.show()
 for name, acc in accuracy.items():
-    print(f"{name:12s} best {max(acc):.3f} at {sizes[int(np.argmax(acc))]} words, "
-          f"{acc[-1]:.3f} with all {sizes[-1]}")
+    print(
+        f"{name:12s} best {max(acc):.3f} at {sizes[int(np.argmax(acc))]} words, "
+        f"{acc[-1]:.3f} with all {sizes[-1]}"
+    )
 
 # %%
 # With a large vocabulary the Bernoulli model is dominated by the thousands of words a

@@ -14,7 +14,6 @@ integrated out — has by far the best log loss. With more data the four converg
 import warnings
 
 import matplotlib.pyplot as plt
-import numpy as np
 import xarray as xr
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
@@ -72,8 +71,9 @@ for n in sizes:
         )
     else:
         X_tr, y_tr = X_pool, y_pool
-    result = bnb.compare(gda, scaler.transform(X_tr), y_tr, scaler.transform(X_test), y_test,
-                         loo=False)
+    result = bnb.compare(
+        gda, scaler.transform(X_tr), y_tr, scaler.transform(X_test), y_test, loo=False
+    )
     rows.append(result[["accuracy", "log_loss"]].expand_dims(train_size=[n]))
 qda = xr.concat(rows, dim="train_size")
 print("per-class GDA, test log loss by training size")

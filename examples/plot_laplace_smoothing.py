@@ -51,7 +51,9 @@ mle = bnb.MultinomialNB(alpha=1.0, estimate="mle").fit(X_train, y_train)
 
 joint = mle.predict_joint_log_proba(X_test)
 impossible = np.isneginf(joint)
-print(f"MLE: {impossible.all(axis=1).mean():.0%} of test documents are impossible under every class")
+print(
+    f"MLE: {impossible.all(axis=1).mean():.0%} of test documents are impossible under every class"
+)
 print(f"MLE: {impossible.any(axis=1).mean():.0%} are impossible under at least one class")
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")

@@ -47,8 +47,9 @@ for a in alphas:
     model.set_params(alpha=a)
     log_ev.append(model.log_evidence())
 cv = [
-    -cross_val_score(bnb.MultinomialNB(alpha=a), X_train, y_train, cv=5,
-                     scoring="neg_log_loss").mean()
+    -cross_val_score(
+        bnb.MultinomialNB(alpha=a), X_train, y_train, cv=5, scoring="neg_log_loss"
+    ).mean()
     for a in alphas
 ]
 alpha_cv = alphas[int(np.argmin(cv))]
@@ -75,8 +76,7 @@ for name, est in [
 ]:
     est.fit(X_train, y_train)
     proba = est.predict_proba(X_test)
-    loss = -np.mean(np.log(proba[np.arange(len(y_test)),
-                                 np.searchsorted(est.classes_, y_test)]))
+    loss = -np.mean(np.log(proba[np.arange(len(y_test)), np.searchsorted(est.classes_, y_test)]))
     print(f"{name:28s} accuracy {est.score(X_test, y_test):.3f}  log loss {loss:.3f}")
 
 # %%
@@ -87,5 +87,7 @@ for name, est in [
 bern = bnb.BernoulliNB(alpha="evidence", class_alpha="evidence").fit(X_train, y_train)
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    print(f"BernoulliNB: alpha_ = {bern.alpha_:.4f}, class_alpha_ = {bern.class_alpha_:.3f}, "
-          f"accuracy {bern.score(X_test, y_test):.3f}")
+    print(
+        f"BernoulliNB: alpha_ = {bern.alpha_:.4f}, class_alpha_ = {bern.class_alpha_:.3f}, "
+        f"accuracy {bern.score(X_test, y_test):.3f}"
+    )

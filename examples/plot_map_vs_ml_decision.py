@@ -33,7 +33,7 @@ balanced = {"MAP decision": [], "ML decision": []}
 for share in shares:
     threes = np.flatnonzero(y_all == 3)
     eights = np.flatnonzero(y_all == 8)
-    n8 = max(4, int(round(share / (1 - share) * len(threes))))
+    n8 = max(4, round(share / (1 - share) * len(threes)))
     idx = np.concatenate([threes, rng.choice(eights, size=min(n8, len(eights)), replace=False)])
     X, y = X_all[idx], y_all[idx]
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.5, random_state=0, stratify=y)
@@ -52,8 +52,9 @@ for name in scores:
     axes[0].plot(shares, scores[name], "o-", label=name)
     axes[1].plot(shares, recall_rare[name], "o-", label=name)
     axes[2].plot(shares, balanced[name], "o-", label=name)
-for ax, title in zip(axes, ["accuracy", "recall of the rare class (8)", "balanced accuracy"],
-                     strict=True):
+for ax, title in zip(
+    axes, ["accuracy", "recall of the rare class (8)", "balanced accuracy"], strict=True
+):
     ax.set_title(title, fontsize=10)
     ax.set_xscale("log")
     ax.set_xlabel("share of 8s in the data")
@@ -61,9 +62,11 @@ axes[0].legend()
 plt.show()
 
 for i, share in enumerate(shares):
-    print(f"8s {share:>4.0%}: accuracy MAP {scores['MAP decision'][i]:.3f} / "
-          f"ML {scores['ML decision'][i]:.3f}; recall of 8 MAP "
-          f"{recall_rare['MAP decision'][i]:.2f} / ML {recall_rare['ML decision'][i]:.2f}")
+    print(
+        f"8s {share:>4.0%}: accuracy MAP {scores['MAP decision'][i]:.3f} / "
+        f"ML {scores['ML decision'][i]:.3f}; recall of 8 MAP "
+        f"{recall_rare['MAP decision'][i]:.2f} / ML {recall_rare['ML decision'][i]:.2f}"
+    )
 
 # %%
 # ``fit_prior=False`` is a uniform prior, not "no prior": it is the same as
@@ -71,5 +74,7 @@ for i, share in enumerate(shares):
 # frequencies expected where the classifier will be used) can be given instead.
 est = bnb.BernoulliNB(class_prior=[0.5, 0.5]).fit(X_tr, y_tr)
 same = bnb.BernoulliNB(fit_prior=False).fit(X_tr, y_tr)
-print("class_prior=[0.5, 0.5] and fit_prior=False agree:",
-      np.allclose(est.predict_proba(X_te), same.predict_proba(X_te)))
+print(
+    "class_prior=[0.5, 0.5] and fit_prior=False agree:",
+    np.allclose(est.predict_proba(X_te), same.predict_proba(X_te)),
+)

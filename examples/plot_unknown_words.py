@@ -14,7 +14,6 @@ language modelling: P(UNK | c) = α / (T_c + α(V_seen + 1)).
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
-import scipy.sparse as sp
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.model_selection import train_test_split
 
@@ -75,9 +74,11 @@ for label, vocabulary in settings:
 
 print(f"{'vocabulary':22s} {'V':>6} {'unseen':>7}   log loss (unk=False / True)   accuracy")
 for r in rows:
-    print(f"{r['vocabulary']:22s} {r['V']:>6} {r['unseen test tokens']:>7.1%}   "
-          f"{r['log loss unk=False']:.3f} / {r['log loss unk=True']:.3f}"
-          f"                 {r['accuracy unk=False']:.3f} / {r['accuracy unk=True']:.3f}")
+    print(
+        f"{r['vocabulary']:22s} {r['V']:>6} {r['unseen test tokens']:>7.1%}   "
+        f"{r['log loss unk=False']:.3f} / {r['log loss unk=True']:.3f}"
+        f"                 {r['accuracy unk=False']:.3f} / {r['accuracy unk=True']:.3f}"
+    )
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained", sharex=True)
@@ -99,7 +100,9 @@ plt.show()
 vec = CountVectorizer(vocabulary=settings[-1][1])
 est = bnb.MultinomialNB(unk=True).fit(vec.transform(docs_train), y_train)
 seen = est.feature_count_.sum(axis=0) > 0
-print(f"{est.n_features_in_} columns, {seen.sum()} seen in training; the posterior's "
-      f"concentration has shape {est.posterior_.concentration.shape}")
+print(
+    f"{est.n_features_in_} columns, {seen.sum()} seen in training; the posterior's "
+    f"concentration has shape {est.posterior_.concentration.shape}"
+)
 p_unk = np.exp(est.feature_log_prob_[:, np.flatnonzero(~seen)[0]])
-print("P(UNK | c):", dict(zip(map(str, est.classes_), p_unk.round(6), strict=True)))
+print("P(UNK | c):", {str(c): float(f"{p:.3g}") for c, p in zip(est.classes_, p_unk, strict=True)})
