@@ -65,10 +65,13 @@ print(
 )
 
 # %%
-# Each block alone, and all together
-# ----------------------------------
-# A block's own class-conditional log-likelihood ``log p(x_b | c)`` is its joint log
-# probability minus the class prior; adding them to one class prior gives the composite.
+# Each block alone, and where the evidence comes from
+# ---------------------------------------------------
+# Left: the test accuracy of each block alone (a ColumnwiseNB of that block only) and of
+# all together. Right: the log-odds of flu against cold for the first five test patients,
+# block by block. A block's own class-conditional log-likelihood ``log p(x_b | c)`` is its
+# joint log probability minus the class prior; the blocks' terms plus one class prior give
+# the composite's.
 scores = {}
 for name, block, cols in model.estimators_:
     alone = bnb.ColumnwiseNB(
@@ -81,9 +84,6 @@ axes[0].barh(list(scores), list(scores.values()), color=["C0"] * (len(scores) - 
 axes[0].set(xlabel="test accuracy", xlim=(0, 1))
 axes[0].invert_yaxis()
 
-# %%
-# Where the evidence for one patient comes from: the log-odds of flu against cold,
-# block by block, for the first five test patients.
 first = X_test.iloc[:5]
 classes = list(model.classes_)
 flu, cold = classes.index("flu"), classes.index("cold")

@@ -41,8 +41,12 @@ p = lda.predict_proba(X)[:, 1]
 print("max |P(benign | x) - σ(θᵀx + θ0)| =", float(np.abs(p - expit(score)).max()))
 
 # %%
-# Every training point lies on the sigmoid
-# ----------------------------------------
+# On the sigmoid, with other coefficients than logistic regression's
+# -----------------------------------------------------------------
+# Left: every training point's shared-Σ posterior lies on σ(θᵀx + θ0); the per-class
+# model's probabilities do not. Right: logistic regression maximises the conditional
+# likelihood of y given x, GDA the joint likelihood of (x, y) from which θ follows. On these
+# 30 correlated features the two agree on the strong directions and differ on the others.
 qda = bnb.GDA(covariance="per_class", estimate="mean").fit(X, y)
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
 t = np.linspace(score.min(), score.max(), 400)
@@ -60,12 +64,6 @@ axes[0].scatter(
 axes[0].set(xlabel="t = θᵀx + θ0 (from coef_, intercept_)", ylabel="P(benign | x)")
 axes[0].legend(fontsize=8, loc="center right")
 
-# %%
-# The same linear form, different coefficients
-# --------------------------------------------
-# Logistic regression maximises the conditional likelihood of y given x; GDA maximises the
-# joint likelihood of (x, y) and derives θ. On these 30 correlated features the two agree
-# on the strong directions and differ on the others.
 logreg = LogisticRegression(C=1.0, max_iter=5000).fit(X, y)
 axes[1].scatter(theta, logreg.coef_[0], s=14)
 lim = np.abs(np.concatenate([theta, logreg.coef_[0]])).max() * 1.05

@@ -69,9 +69,13 @@ for w in caught:
 # The posterior behind the rule
 # -----------------------------
 # Under the Dirichlet posterior the probability of one word in one class is
-# Beta(α + T_cw, (T_c + Vα) − (α + T_cw)). Its mean is the Laplace estimate; its mode (the
-# MAP) is ``(T_cw + α − 1) / (T_c + V(α − 1))``, which for α = 1 is the MLE again. For a
-# word a class never used, the MLE sits at zero and the posterior still spreads mass above.
+# Beta(α + T_cw, (T_c + Vα) − (α + T_cw)), drawn below; its mean is the Laplace estimate.
+# (The mode of the whole Dirichlet, the MAP of θ_c, is ``(T_cw + α − 1) / (T_c + V(α − 1))``,
+# which at α = 1 is the MLE again; one word's marginal peaks elsewhere.) For a word the
+# class never used, the MLE sits at zero and the posterior still spreads mass above it. For
+# a frequent word the MLE is far above the posterior: α = 1 adds V pseudo-tokens to every
+# class, as many as the class has real ones — the bias of Laplace's rule on text
+# (see :ref:`sphx_glr_auto_examples_plot_deleted_estimation.py`).
 counts = mean.feature_count_
 totals = counts.sum(axis=1)
 V = counts.shape[1]
@@ -88,9 +92,9 @@ for ax, w in zip(axes, [w_seen, w_unseen], strict=True):
     a = 1.0 + counts[c, w]
     b = totals[c] + V * 1.0 - a
     dist = stats.beta(a, b)
-    grid = np.linspace(0, dist.ppf(0.999), 400)
+    grid = np.linspace(0, max(dist.ppf(0.999), 1.15 * counts[c, w] / totals[c]), 400)
     ax.plot(grid, dist.pdf(grid), color="C0", label="posterior (α = 1)")
-    ax.axvline(counts[c, w] / totals[c], color="C3", ls="--", label="MLE = MAP")
+    ax.axvline(counts[c, w] / totals[c], color="C3", ls="--", label="MLE")
     ax.axvline(dist.mean(), color="C2", label="posterior mean = Laplace")
     ax.set_title(f"P({words[w]!s} | {classes[c]}): seen {int(counts[c, w])} times")
     ax.set_xlabel("word probability")
