@@ -37,19 +37,25 @@ estimators = all_estimates(
     bnb.MultinomialNB(alpha=1.0), map_params={"alpha": 2.0, "class_alpha": 2.0}
 )
 sizes = [20, 50, 100, 200, 500, len(y_pool)]
-rows = []
-for n in sizes:
-    if n < len(y_pool):
-        X_tr, _, y_tr, _ = train_test_split(
-            X_pool, y_pool, train_size=n, random_state=0, stratify=y_pool
-        )
-    else:
+
+
+def by_size(estimators, scale=lambda X: X):
+    """``bnb.compare`` on stratified training sets of every size, against one test set."""
+    rows = []
+    for n in sizes:
         X_tr, y_tr = X_pool, y_pool
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # the MLE's impossible documents
-        result = bnb.compare(estimators, X_tr, y_tr, X_test, y_test, loo=False)
-    rows.append(result[["accuracy", "log_loss"]].expand_dims(train_size=[n]))
-nb = xr.concat(rows, dim="train_size")
+        if n < len(y_pool):
+            X_tr, _, y_tr, _ = train_test_split(
+                X_pool, y_pool, train_size=n, random_state=0, stratify=y_pool
+            )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # the MLE's impossible documents
+            result = bnb.compare(estimators, scale(X_tr), y_tr, scale(X_test), y_test, loo=False)
+        rows.append(result[["accuracy", "log_loss"]].expand_dims(train_size=[n]))
+    return xr.concat(rows, dim="train_size")
+
+
+nb = by_size(estimators)
 print("multinomial NB, test log loss by training size")
 print(nb["log_loss"].to_pandas().round(3))
 
@@ -63,19 +69,7 @@ print(nb["log_loss"].to_pandas().round(3))
 # sure of a class it has seen a few examples of.
 scaler = StandardScaler().fit(X_pool)
 gda = {e: bnb.GDA(covariance="per_class", estimate=e) for e in ("map", "mean", "bayes")}
-rows = []
-for n in sizes:
-    if n < len(y_pool):
-        X_tr, _, y_tr, _ = train_test_split(
-            X_pool, y_pool, train_size=n, random_state=0, stratify=y_pool
-        )
-    else:
-        X_tr, y_tr = X_pool, y_pool
-    result = bnb.compare(
-        gda, scaler.transform(X_tr), y_tr, scaler.transform(X_test), y_test, loo=False
-    )
-    rows.append(result[["accuracy", "log_loss"]].expand_dims(train_size=[n]))
-qda = xr.concat(rows, dim="train_size")
+qda = by_size(gda, scale=scaler.transform)
 print("per-class GDA, test log loss by training size")
 print(qda["log_loss"].to_pandas().round(3))
 
