@@ -42,7 +42,7 @@ print("max |P(benign | x) - σ(θᵀx + θ0)| =", float(np.abs(p - expit(score))
 
 # %%
 # On the sigmoid, with other coefficients than logistic regression's
-# -----------------------------------------------------------------
+# ------------------------------------------------------------------
 # Left: every training point's shared-Σ posterior lies on σ(θᵀx + θ0); the per-class
 # model's probabilities do not. Right: logistic regression maximises the conditional
 # likelihood of y given x, GDA the joint likelihood of (x, y) from which θ follows. On these
