@@ -8,13 +8,13 @@ PYTHON312 := $(shell if python3.12 --version >/dev/null 2>&1; then echo python3.
 	ls -d $$(pyenv root)/versions/3.12*/bin/python3.12 | tail -n 1; fi)
 export PYTENSOR_FLAGS ?= blas__ldflags=
 
-.PHONY: demo test bench lint fuzz clean
+.PHONY: demo test bench lint fuzz docs clean
 
 $(VENV)/.installed: pyproject.toml
 	@if [ -z "$(PYTHON312)" ]; then echo "error: Python 3.12 not found (install it, e.g. 'pyenv install 3.12')" >&2; exit 2; fi
 	@test -x $(PY) || $(PYTHON312) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[dev,dask]"
+	$(PY) -m pip install -q -e ".[dev,dask,docs]"
 	@touch $@
 
 demo: $(VENV)/.installed
@@ -30,8 +30,14 @@ bench: $(VENV)/.installed
 fuzz: $(VENV)/.installed
 	HYPOTHESIS_PROFILE=long $(PY) -m pytest -q tests/test_properties.py
 
+# The documentation site (Sphinx; the gallery runs every examples/plot_*.py) into
+# docs/_build/html, offline, with every warning an error.
+docs: $(VENV)/.installed
+	rm -rf docs/_build docs/generated docs/auto_examples docs/sg_execution_times.rst
+	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
+
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis docs/_build docs/generated docs/auto_examples docs/sg_execution_times.rst

@@ -299,7 +299,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     # -- the class prior ---------------------------------------------------------------------
     @property
     def class_posterior_(self) -> DirichletPosterior:
-        """Dirichlet(class_alpha_ + N_c) posterior of the class probabilities π."""
+        """Dirichlet(``class_alpha_`` + N_c) posterior of the class probabilities π."""
         check_fitted(self)
         return DirichletPosterior(self.class_alpha_, self.class_count_, name="class_alpha")
 

@@ -66,7 +66,7 @@ def expected_calibration_error(y_true, proba: np.ndarray, classes, n_bins: int =
     """Expected calibration error of the top-class confidence with equal-mass bins.
 
     Documents are sorted by the probability of their predicted class and split into
-    ``n_bins`` bins of (nearly) equal size; ECE = Σ_b (n_b / n) |accuracy_b - confidence_b|.
+    ``n_bins`` bins of (nearly) equal size; ``ECE = Σ_b (n_b / n) |accuracy_b - confidence_b|``.
     """
     proba = np.asarray(proba)
     conf = proba.max(axis=1)

@@ -392,7 +392,7 @@ def inverse_wishart_draws(
     Parameters
     ----------
     rng : numpy.random.Generator
-    psi : ndarray of shape (*batch, d, d)
+    psi : ndarray of shape ``batch + (d, d)``
         Symmetric positive definite scale matrices (``batch`` = () or (n_classes,)).
     nu : float or ndarray of shape batch
         Degrees of freedom, > d − 1.
@@ -401,7 +401,7 @@ def inverse_wishart_draws(
 
     Returns
     -------
-    sigma : ndarray of shape (*shape, *batch, d, d)
+    sigma : ndarray of shape ``shape + batch + (d, d)``
         The draws, exactly symmetric.
     root : ndarray of the same shape
         ``T`` with ``T Tᵀ = Σ`` (not triangular), to draw ``μ | Σ ~ N(m, Σ/κ)`` as
@@ -571,7 +571,7 @@ def sample_posterior(
 ) -> xr.DataTree:
     """Independent draws from the exact conjugate posterior, in the bayesnb DataTree layout.
 
-    π ~ Dirichlet(class_alpha_ + N_c) (a fixed ``class_prior=`` or ``fit_prior=False`` prior
+    π ~ Dirichlet(``class_alpha_`` + N_c) (a fixed ``class_prior=`` or ``fit_prior=False`` prior
     is repeated in every draw: it is not inferred); Bernoulli φ_cj ~ Beta(α + D_cj,
     β + N_c − D_cj); multinomial θ_c ~ Dirichlet(α + T_c); categorical θ_cj ~
     Dirichlet(α + counts_cj); Poisson λ_cj ~ Gamma(α + S_cj, rate β + N_c) (variable

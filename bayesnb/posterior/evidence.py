@@ -132,7 +132,7 @@ def niw_log_evidence(post: NormalInverseWishartPosterior) -> float:
                      + (ν0/2) ln|Ψ0| − (ν_c/2) ln|Ψ_c|
 
     summed over classes. Shared Σ: given Σ each class mean integrates out on its own
-    (a factor (κ0/κ_c)^{d/2} |Σ|^{−N_c/2} exp(−tr(Σ⁻¹ [S_c + κ0 N_c/κ_c · δ_c δ_cᵀ])/2) per
+    (a factor (κ0/κ_c)^{d/2} ``|Σ|^{−N_c/2}`` exp(−tr(Σ⁻¹ [S_c + κ0 N_c/κ_c · δ_c δ_cᵀ])/2) per
     class, times (2π)^{−N_c d/2}); the product over classes has one Σ left, whose inverse
     Wishart integral gives, with ν = ν0 + N and Ψ the pooled posterior scale::
 
