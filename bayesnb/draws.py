@@ -45,9 +45,8 @@ from numbers import Integral
 import numpy as np
 import xarray as xr
 
-from bayesnb import families
 from bayesnb.datatree import layout_attrs, layout_coords, to_datatree
-from bayesnb.families import family_of
+from bayesnb.families import family_of, get
 from bayesnb.posterior.sampling import class_prior_draws, inverse_wishart_draws, with_estimate
 from bayesnb.posterior.summary import beta_summary
 from bayesnb.validation import ESTIMATES, check_class_prior, check_fitted
@@ -79,7 +78,7 @@ _VAR_NAMES_OF = {
 
 def __getattr__(name: str):
     if name in _VAR_NAMES_OF:
-        return families.get(_VAR_NAMES_OF[name]).var_names
+        return get(_VAR_NAMES_OF[name]).var_names
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
