@@ -65,7 +65,71 @@ class Family:
         return est._log_likelihood(X)
 
     # -- draws and generation (bayesnb.draws, bayesnb.generate) -------------------------------
-    # (section owned by the draws/generate refactor)
+    #: The posterior variables of the layout, in order, ``"class_prior"`` first (empty for a
+    #: composite, whose variables are its blocks').
+    var_names: ClassVar[tuple[str, ...]] = ()
+
+    #: Why ``estimate="bayes"`` (the posterior predictive) is no point of the parameters, for
+    #: a family whose predictive no single parameter value reproduces (None: it is a point).
+    bayes_not_a_point: ClassVar[str | None] = None
+
+    def point_refusal(self, est, estimate: str) -> str | None:
+        """Why ``estimate`` is no point of the parameters (None: it is one)."""
+        return self.bayes_not_a_point if estimate == "bayes" else None
+
+    def point_values(self, est, view, names: list[str], features) -> dict[str, np.ndarray]:
+        """Point values (class, ...) of ``names`` but the class prior, read from ``view``."""
+        raise self.unsupported("point estimates")
+
+    def layout(self, est, features) -> dict:
+        """Extra ``dims``/``coords`` of the family's variables for ``to_datatree``."""
+        return {}
+
+    def draw_cost(self, est, names: list[str], features) -> tuple[str, int, str]:
+        """What the draws of ``names`` allocate: (variables, cells per draw, formula)."""
+        raise self.unsupported("exact posterior draws")
+
+    def posterior_draws(
+        self, est, rng, shape: tuple[int, int], names: list[str], features, *, aux_rng
+    ) -> dict[str, np.ndarray]:
+        """Exact draws (*shape, ...) of ``names`` but the class prior; ``aux_rng``: 2nd stream."""
+        raise self.unsupported("exact posterior draws")
+
+    def summary_refusal(self, est) -> str | None:
+        """Why ``est`` has no one-Dataset closed-form summary (None: it has one)."""
+        return None
+
+    def posterior_summary(self, est, ci_prob: float, features) -> tuple[dict, dict]:
+        """Closed-form (summary, ...) variables but the class prior, and the coords they add."""
+        raise self.unsupported("closed-form posterior summaries")
+
+    def generate(self, est, codes: np.ndarray, rng):
+        """Synthetic X (one row per class code of ``codes``) from the fitted model."""
+        raise self.unsupported("synthetic data (sample)")
+
+    def replicate_documents(self, est, codes: np.ndarray, lengths: np.ndarray, rng):
+        """Documents (CSR counts) of the given classes and lengths."""
+        raise self.unsupported(
+            "replicate_documents (it needs a DCM or multinomial model: documents of given lengths)"
+        )
+
+    # A composite (a model of blocks) assembles each whole result from its blocks'; ``single``
+    # is the generic one-model function, which the default simply calls.
+    def compose_point_estimate(self, est, estimate: str, var_names, features, single):
+        """The point-estimate DataTree: ``single(est, estimate, var_names, features)``."""
+        return single(est, estimate, var_names, features)
+
+    def compose_draws(
+        self, est, draws: int, chains: int, random_seed, var_names, features, max_bytes, single
+    ) -> dict[str, np.ndarray]:
+        """The exact draws ``name -> (chain, draw, ...)``: ``single(est, draws, chains, ...)``."""
+        return single(est, draws, chains, random_seed, var_names, features, max_bytes)
+
+    def compose_sample_posterior(
+        self, est, draws: int, chains: int, random_seed, var_names, features, max_bytes, single
+    ):
+        """The exact-draws DataTree: ``single(est, draws, chains, ...)``."""
+        return single(est, draws, chains, random_seed, var_names, features, max_bytes)
 
     # -- model files (bayesnb.io) ------------------------------------------------------------
     # Saving: ``out`` is the file being written (``out.encode(value)`` JSON data, ``out.tree``

@@ -693,22 +693,9 @@ class ColumnwiseNB(GenerativeClassifier):
         0); it is a CSR matrix when some block generates sparse counts (MultinomialNB,
         PoissonNB), otherwise a float64 array.
         """
-        from bayesnb.generate import _draw_labels, _generator
+        from bayesnb.generate import sample
 
-        rng, codes = _draw_labels(self, n, random_seed)
-        parts, order = [], []
-        for _, block, idx in self._blocks():
-            parts.append(_generator(block)(block, codes, rng))
-            order.extend(idx.tolist())
-        if self.remainder_.size:
-            parts.append(np.zeros((int(n), self.remainder_.size)))
-            order.extend(self.remainder_.tolist())
-        inverse = np.argsort(np.asarray(order))
-        if any(sp.issparse(part) for part in parts):
-            X = sp.hstack([sp.csr_matrix(part, dtype=np.float64) for part in parts]).tocsc()
-            return X[:, inverse].tocsr(), self.classes_[codes]
-        X = np.hstack([np.asarray(part, dtype=np.float64) for part in parts])
-        return X[:, inverse], self.classes_[codes]
+        return sample(self, n, random_seed=random_seed)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
