@@ -406,3 +406,81 @@ def test_report_renders_in_headless_chromium(built, tmp_path):
     ):
         assert title in dom
     assert dom.count("<img") == index.read_text(encoding="utf-8").count("<img")
+
+
+# -- the family protocol: model list, family sections ------------------------------------------
+def test_model_list_and_defaults_come_from_the_registry():
+    from bayesnb import families
+    from bayesnb.report.data import MODELS, default_estimator, report_models
+
+    # Every registered family with a default estimator; ColumnwiseNB has none (its blocks).
+    assert report_models() == MODELS == (
+        "bernoulli", "multinomial", "categorical", "poisson", "dcm", "gda"
+    )  # fmt: skip
+    with pytest.raises(TypeError, match="ColumnwiseNB does not support a default estimator"):
+        families.get("columnwise").default_estimator()
+    d = _digits(60)
+    assert default_estimator("bernoulli", d).binarize == 8.0  # the data's threshold
+    assert default_estimator("poisson", d).alpha == "evidence"
+    assert type(default_estimator("dcm", d)) is bnb.DirichletCompoundNB
+    assert Study(d, "gda").family.report_continuous
+    assert not Study(d, "multinomial").family.report_continuous
+    with pytest.raises(ValueError, match="model must be one of"):
+        default_estimator("columnwise", d)
+
+
+def test_family_sections_keep_their_old_names():
+    from bayesnb.families.gda import studies as gda_studies
+    from bayesnb.families.multinomial import studies as multinomial_studies
+    from bayesnb.families.poisson import studies as poisson_studies
+    from bayesnb.report import figures as F
+
+    assert S.poisson_vs_multinomial is poisson_studies.poisson_vs_multinomial
+    assert S.GDAResult is gda_studies.GDAResult
+    assert F.plot_gda_regions is gda_studies.plot_gda_regions
+    assert F.plot_baselines is multinomial_studies.plot_baselines
+    assert S.baselines_headline is multinomial_studies.baselines_headline
+    with pytest.raises(AttributeError, match="no attribute 'frobnicate'"):
+        S.frobnicate  # noqa: B018
+
+
+def test_a_family_section_is_planned_computed_and_laid_out(monkeypatch):
+    from bayesnb.report import builder as B
+    from bayesnb.report.extension import FamilySection, family_sections
+    from bayesnb.report.html import Block, Section
+
+    seen = []
+
+    def run(target, *, seed, cfg):
+        seen.append((target, seed, cfg["repeats"]))
+        return len(target)
+
+    extra = FamilySection(
+        key="count",
+        title="count",
+        run=run,
+        layout=lambda results, draw: Section("count", "Count", "", [Block(str(results), "")]),
+        per_dataset=lambda studies: studies if len(studies) == 2 else None,
+        headline=lambda n: f"{n} discrete studies.",
+    )
+    monkeypatch.setattr(B, "family_sections", lambda: [*family_sections(), extra])
+    d = _digits(120)
+    studies = [Study(d, "poisson"), Study(d, "dcm")]
+    builder = ReportBuilder(studies, quick=True, seed=3)
+    # Poisson/DCM feed no generic section but the estimates and the event models; no
+    # multinomial study, so no baselines, Poisson or burstiness section; then the new one.
+    assert builder.steps == [
+        "data summary",
+        "estimates: digits · poisson",
+        "estimates: digits · dcm",
+        "event models: digits",
+        "count: digits",
+        "write the page",
+    ]
+    _, step = builder._steps[-1]
+    step()
+    assert seen == [(studies, 3, 2)] and builder.results["count"] == [2]
+    page = builder._sections()
+    assert [s.id for s in page] == ["overview", "estimates", "count"]
+    assert page[-1].blocks[0].title == "[2]"
+    assert "2 discrete studies." in page[0].blocks[0].items

@@ -225,7 +225,49 @@ class Family:
     # (section owned by the PyMC refactor)
 
     # -- report studies (bayesnb.report) -----------------------------------------------------
-    # (section owned by the report refactor)
+    #: The report standardises the features with their training moments (continuous
+    #: measurements) instead of reading them as counts.
+    report_continuous: ClassVar[bool] = False
+    #: The class model treats the features as independent given the class (naive Bayes);
+    #: the report names that as the cause of over-confident probabilities.
+    report_naive: ClassVar[bool] = True
+    #: Documents are token counts, one word distribution per class over the V features: the
+    #: MLE divides by token totals (not documents), add-one smooths over V categories (not
+    #: 2), and the posterior predictive check compares distinct words per token.
+    report_tokens: ClassVar[bool] = False
+    #: Name of the full-Bayes posterior predictive quoted by the estimates reading (None:
+    #: the reading does not discuss it).
+    report_predictive: ClassVar[str | None] = None
+    #: Generic report sections the family feeds, with its preference among the families that
+    #: do (lower first): ``"parameters"`` (forest, shrinkage, smoothing, informative
+    #: features), ``"nuts"`` (the sampler check), ``"ppc"`` (posterior predictive check).
+    report_ranks: ClassVar[dict[str, int]] = {}
+
+    def default_estimator(self):
+        """The estimator the CLI and reports build for this family by default."""
+        if self.estimator is None:
+            raise self.unsupported("a default estimator")
+        return self.estimator()
+
+    def report_estimates(self, est) -> tuple[str, ...]:
+        """The estimates of ``est`` the report's estimates table compares."""
+        return ("mle", "map", "mean", "bayes")
+
+    def report_partners(self, est) -> dict:
+        """Unfitted discriminative models shown beside the estimates of ``est``, by row name."""
+        return {}
+
+    def report_observed(self, est, X):
+        """Training documents ``X`` as the configured ``est`` sees them (for the PPC)."""
+        return X
+
+    def class_feature_information(self, est) -> np.ndarray:
+        """Class-specific terms I_cj (K, V) of the class–feature mutual information."""
+        raise self.unsupported("the class-feature mutual information")
+
+    def report_studies(self) -> list:
+        """The family's own report sections (``bayesnb.report.extension.FamilySection``)."""
+        return []
 
     # -- the contract suite (bayesnb.testing.check_family) -----------------------------------
     def example_data(self, est, n: int, rng: np.random.Generator) -> tuple:

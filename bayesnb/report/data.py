@@ -17,10 +17,40 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.model_selection import train_test_split
 
-__all__ = ["KINDS", "MODELS", "Dataset", "Study", "default_estimator", "fit_named", "quiet"]
+from bayesnb import families
+from bayesnb.families._protocol import Unsupported
 
-MODELS = ("bernoulli", "multinomial", "categorical", "poisson", "dcm", "gda")
+__all__ = [  # noqa: F822 (MODELS is computed by __getattr__)
+    "KINDS",
+    "MODELS",
+    "Dataset",
+    "Study",
+    "default_estimator",
+    "fit_named",
+    "quiet",
+    "report_models",
+]
+
 KINDS = ("counts", "text", "continuous")
+
+
+def report_models() -> tuple[str, ...]:
+    """The families a study can name, in registry order: those with a default estimator."""
+    out = []
+    for name in families.names():
+        try:
+            families.get(name).default_estimator()
+        except Unsupported:  # e.g. ColumnwiseNB: its blocks are the user's choice
+            continue
+        out.append(name)
+    return tuple(out)
+
+
+def __getattr__(name: str):
+    # MODELS follows the registry (a family registered later is a model too).
+    if name == "MODELS":
+        return report_models()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass
@@ -105,33 +135,20 @@ class Dataset:
 
 
 def default_estimator(model: str, data: Dataset):
-    """The configuration a study uses when none is given: α = 1 everywhere, the data's threshold.
+    """The configuration a study uses when none is given: the family's default estimator.
 
-    Exceptions: PoissonNB learns its Gamma shape from the evidence (``alpha="evidence"``, rate
-    β = 1): the fixed α = 1 adds one pseudo-count of every feature to every class, which on a
-    text vocabulary swamps the real counts (fortunes: accuracy 0.638 at α = 1, 0.690 at the
-    evidence-maximising α ≈ 0.05). DirichletCompoundNB keeps its class defaults (Gamma(1.1, 1)
-    prior on the concentrations, ``estimate="map"``). GDA is wrapped in nothing: the report
-    standardises continuous features itself.
+    That is :meth:`bayesnb.families.Family.default_estimator` (α = 1 everywhere but where
+    the family says otherwise, e.g. PoissonNB learns its Gamma shape from the evidence), with
+    the data's threshold for a model that binarises its input. GDA is wrapped in nothing:
+    the report standardises continuous features itself.
     """
-    from bayesnb.dcm import DirichletCompoundNB
-    from bayesnb.gda import GDA
-    from bayesnb.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
-    from bayesnb.poisson import PoissonNB
-
-    if model == "bernoulli":
-        return BernoulliNB(binarize=data.binarize)
-    if model == "multinomial":
-        return MultinomialNB()
-    if model == "categorical":
-        return CategoricalNB()
-    if model == "poisson":
-        return PoissonNB(alpha="evidence")
-    if model == "dcm":
-        return DirichletCompoundNB()
-    if model == "gda":
-        return GDA()
-    raise ValueError(f"model must be one of {MODELS}, got {model!r}")
+    models = report_models()
+    if model not in models:
+        raise ValueError(f"model must be one of {models}, got {model!r}")
+    est = families.get(model).default_estimator()
+    if "binarize" in est.get_params(deep=False):
+        est.set_params(binarize=data.binarize)
+    return est
 
 
 @dataclass
@@ -141,7 +158,9 @@ class Study:
     Parameters
     ----------
     data : Dataset
-    model : {"bernoulli", "multinomial", "categorical", "poisson", "dcm", "gda"}
+    model : str
+        A family name of :func:`report_models`: ``"bernoulli"``, ``"multinomial"``,
+        ``"categorical"``, ``"poisson"``, ``"dcm"``, ``"gda"``.
     estimator : bayesnb estimator, optional
         The unfitted configuration (default :func:`default_estimator`); it is cloned.
     fitted : fitted estimator, optional
@@ -158,14 +177,20 @@ class Study:
     source: str = ""
 
     def __post_init__(self) -> None:
-        if self.model not in MODELS:
-            raise ValueError(f"model must be one of {MODELS}, got {self.model!r}")
+        models = report_models()
+        if self.model not in models:
+            raise ValueError(f"model must be one of {models}, got {self.model!r}")
         if self.estimator is None:
             self.estimator = default_estimator(self.model, self.data)
 
     @property
     def label(self) -> str:
         return f"{self.data.name} · {self.model}"
+
+    @property
+    def family(self) -> families.Family:
+        """The :class:`~bayesnb.families.Family` of the study's model."""
+        return families.get(self.model)
 
     def configured(self, **params):
         """An unfitted clone of the study's configuration with ``params`` changed."""

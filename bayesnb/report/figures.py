@@ -1,93 +1,40 @@
 """Report figures: section results -> PNG bytes (matplotlib Agg; ArviZ where it fits).
 
 Each ``plot_*`` function takes a result of :mod:`bayesnb.report.sections` and returns PNG
-bytes; nothing here computes statistics beyond what drawing needs (binning, sorting).
+bytes; nothing here computes statistics beyond what drawing needs (binning, sorting). The
+figures of the sections families contribute are drawn by those families (old names such as
+``plot_poisson`` still resolve here).
 """
 
 from __future__ import annotations
 
-import io
-from contextlib import contextmanager
-
-import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib import colormaps
-from matplotlib.colors import ListedColormap
-from matplotlib.figure import Figure
 
-from bayesnb.report import sections as S
+import bayesnb.report.sections as S
+from bayesnb.report.extension import family_export
+from bayesnb.report.plotting import COLORS, DPI, _style, _subplots, to_png
 
 __all__ = [
     "DPI",
-    "plot_baselines",
-    "plot_burstiness",
     "plot_data_summary",
     "plot_deleted_estimation",
     "plot_event_models",
     "plot_forest",
-    "plot_gda_coefficients",
-    "plot_gda_regions",
     "plot_informative",
-    "plot_learning_curve",
-    "plot_poisson",
     "plot_ppc",
     "plot_rank",
     "plot_reliability",
     "plot_shrinkage",
     "to_png",
 ]
-
-DPI = 80
-COLORS = {
-    "mle": "#7f7f7f",
-    "map": "#ff7f0e",
-    "mean": "#1f77b4",
-    "bayes": "#2ca02c",
-    "logistic": "#9467bd",
-    "held_out": "#000000",
-    "laplace": "#d62728",
-    "evidence": "#1f77b4",
-    "real": "#333333",
-    "generated": "#e377c2",
-}
-_STYLE = {
-    "font.size": 10,
-    "axes.titlesize": 11,
-    "axes.labelsize": 10,
-    "legend.fontsize": 9,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-    "axes.grid": True,
-    "grid.alpha": 0.3,
-    "figure.facecolor": "white",
-}
+# Drawn by their families, resolved by __getattr__ below.
+__all__ += ["plot_baselines", "plot_burstiness", "plot_poisson"]  # noqa: F822
+__all__ += ["plot_gda_coefficients", "plot_gda_regions", "plot_learning_curve"]  # noqa: F822
 
 
-@contextmanager
-def _style():
-    with plt.rc_context(_STYLE):
-        yield
-
-
-def _subplots(nrows: int = 1, ncols: int = 1, **kwargs):
-    """A figure outside pyplot (no backend, no global state: safe in any session)."""
-    fig = Figure(figsize=kwargs.pop("figsize", None), layout="constrained")
-    return fig, fig.subplots(nrows, ncols, **kwargs)
-
-
-def to_png(fig, dpi: int = DPI) -> bytes:
-    """Render a matplotlib figure to PNG bytes (and release it if pyplot manages it)."""
-    buf = io.BytesIO()
-    fig.savefig(
-        buf,
-        format="png",
-        dpi=dpi,
-        bbox_inches="tight",
-        facecolor="white",
-        metadata={"Software": None},  # no version string or URL inside the page
-    )
-    plt.close(fig)
-    return buf.getvalue()
+def __getattr__(name: str):
+    # The figures of family sections (plot_poisson, plot_gda_regions, ...) live with them.
+    return family_export(__name__, name)
 
 
 # -- data -------------------------------------------------------------------------------------
@@ -310,7 +257,7 @@ def plot_deleted_estimation(result: S.SmoothingResult) -> bytes:
             ms=4,
             color=COLORS["laplace"],
             label="add-one: (r + 1)·N/(N + "
-            + ("V)" if result.study.model == "multinomial" else "2)"),
+            + ("V)" if result.study.family.report_tokens else "2)"),
         )
         ax.plot(
             x,
@@ -404,14 +351,14 @@ def plot_ppc(result: S.PPCResult) -> bytes:
         )
         ax.set_xlabel(
             f"{doc} length"
-            if result.study.model == "multinomial"
+            if result.study.family.report_tokens
             else f"present {feature}s per {doc}"
         )
         ax.set_ylabel(f"{doc}s")
         ax.set_title("Length")
         ax.legend(frameon=False)
         ax = axes[1]
-        if result.study.model == "multinomial":
+        if result.study.family.report_tokens:
             for name, L, D in (
                 ("real", result.real_length, result.real_distinct),
                 ("generated", result.gen_length, result.gen_distinct),
@@ -501,41 +448,6 @@ def plot_event_models(result: S.EventModelResult) -> bytes:
         return to_png(fig)
 
 
-# -- baselines ----------------------------------------------------------------------------------
-def _baseline_color(name: str) -> str:
-    if "scikit-learn" in name:
-        return COLORS["logistic"]
-    return COLORS["evidence"] if "evidence" in name else COLORS["mle"]
-
-
-def plot_baselines(result: S.BaselineResult) -> bytes:
-    """Accuracy and label log density of every model, ± 2 paired SE of the gap to α = 1."""
-    t = result.table.iloc[::-1]
-    with _style():
-        fig, axes = _subplots(1, 2, figsize=(10, 0.9 + 0.45 * len(t)), sharey=True)
-        y = np.arange(len(t))
-        colors = [_baseline_color(k) for k in t.index]
-        panels = (
-            ("accuracy", "held-out accuracy"),
-            ("lpd_per_doc", "held-out log p(y | x) per document"),
-        )
-        for ax, (col, label) in zip(axes, panels, strict=True):
-            ax.errorbar(
-                t[col], y, xerr=2 * t[f"{col}_gap_se"], fmt="none", ecolor="#333333", capsize=3
-            )
-            ax.scatter(t[col], y, color=colors, s=50, zorder=3)
-            ax.axvline(t.loc[result.reference, col], color=COLORS["mle"], ls=":", lw=1)
-            ax.set_xlabel(label)
-        axes[0].set_yticks(y)
-        axes[0].set_yticklabels(t.index)
-        fig.suptitle(
-            f"{result.data.name}: naive Bayes beside scikit-learn baselines "
-            "(bars: ± 2 paired SE of the gap to α = 1)",
-            fontsize=11,
-        )
-        return to_png(fig)
-
-
 # -- most informative features ------------------------------------------------------------------
 def plot_informative(result: S.InformativeResult) -> bytes:
     """One panel per (class, rival): posterior mean log-odds and equal-tailed interval."""
@@ -571,186 +483,4 @@ def plot_informative(result: S.InformativeResult) -> bytes:
             f"{perc}% interval (orange: never seen in the rival class)",
             fontsize=11,
         )
-        return to_png(fig)
-
-
-# -- Poisson and DCM ----------------------------------------------------------------------------
-def plot_poisson(result: S.PoissonResult) -> bytes:
-    """Class lengths against the Poisson's, and the label log density of the four models."""
-    L = result.lengths
-    t = result.table.iloc[::-1]
-    with _style():
-        fig, (ax, bx) = _subplots(1, 2, figsize=(11, 0.9 + max(0.42 * len(L), 0.45 * len(t))))
-        y = np.arange(len(L))[::-1]
-        ax.errorbar(
-            L["mean length"], y, xerr=np.sqrt(L["variance"]), fmt="o", color="#1d2330",
-            capsize=3, label="observed (± sd)",
-        )  # fmt: skip
-        for col, color, dy in (
-            ("Λ (α = 1)", COLORS["mle"], 0.18),
-            ("Λ (α = evidence)", COLORS["evidence"], -0.18),
-        ):
-            ax.errorbar(
-                L[col], y + dy, xerr=np.sqrt(L[col]), fmt="s", color=color, capsize=3,
-                label=f"Poisson {col.split(' ', 1)[1]} (± sd)",
-            )  # fmt: skip
-        ax.set_yticks(y)
-        ax.set_yticklabels(L.index)
-        ax.set_xlabel("document length (training)")
-        fig.legend(
-            *ax.get_legend_handles_labels(),
-            loc="outside lower left",
-            ncols=3,
-            frameon=False,
-            fontsize=8,
-        )
-        ax.set_title("Length per class: data against the Poisson model")
-        yy = np.arange(len(t))
-        colors = [COLORS["evidence"] if "evidence" in k else COLORS["mle"] for k in t.index]
-        markers = ["s" if k.startswith("Poisson") else "o" for k in t.index]
-        for yi, (_, row) in enumerate(t.iterrows()):
-            bx.scatter(row["lpd_per_doc"], yi, color=colors[yi], marker=markers[yi], s=50)
-            se = row.get("lpd_per_doc_vs_multinomial_se", np.nan)
-            if np.isfinite(se):
-                bx.errorbar(row["lpd_per_doc"], yi, xerr=2 * se, fmt="none", ecolor="#333333")
-        bx.set_yticks(yy)
-        bx.set_yticklabels(t.index)
-        bx.set_xlabel("held-out log p(y | x) per document (± 2 paired SE vs multinomial)")
-        bx.set_title("Held-out labels")
-        fig.suptitle(f"{result.study.data.name}: Poisson against multinomial naive Bayes")
-        return to_png(fig)
-
-
-def plot_burstiness(result: S.BurstinessResult) -> bytes:
-    """Mean distinct words per document by class: real against each model's copies."""
-    pc = result.per_class.iloc[::-1]
-    colors = {
-        "observed": "#1d2330",
-        "multinomial, α = 1": COLORS["mle"],
-        "multinomial, α = evidence": COLORS["evidence"],
-        "DCM (MAP)": COLORS["bayes"],
-    }
-    feature, doc = S.words(result.study.data)
-    with _style():
-        fig, ax = _subplots(figsize=(8, 1.0 + 0.4 * len(pc)))
-        y = np.arange(len(pc))
-        for col in pc.columns:
-            ax.scatter(
-                pc[col], y, color=colors.get(col, "#888888"), s=60 if col == "observed" else 40,
-                marker="D" if col == "observed" else "o", label=col, zorder=3,
-            )  # fmt: skip
-        ax.set_yticks(y)
-        ax.set_yticklabels(pc.index)
-        ax.set_xlabel(f"mean distinct {feature}s per held-out {doc} (copies: same class, length)")
-        ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-        ax.set_title(f"{result.study.data.name}: burstiness check")
-        return to_png(fig)
-
-
-# -- GDA --------------------------------------------------------------------------------------
-def plot_gda_coefficients(result: S.GDAResult) -> bytes:
-    """GDA's implied logistic coefficients against a fitted logistic regression."""
-    c = result.coef
-    with _style():
-        fig, ax = _subplots(figsize=(5.6, 4.6))
-        groups = list(dict.fromkeys(c["class"]))
-        for i, g in enumerate(groups):
-            sub = c[c["class"] == g]
-            ax.scatter(
-                sub["logistic"],
-                sub["gda"],
-                s=22,
-                alpha=0.8,
-                color=colormaps["tab10"](i),
-                label=g if len(groups) > 1 else None,
-            )
-        lim = np.abs(np.concatenate([c["gda"], c["logistic"]])).max() * 1.05
-        ax.plot([-lim, lim], [-lim, lim], color="#999999", ls="--", lw=1)
-        big = c.reindex(c["gda"].abs().sort_values(ascending=False).index).head(4)
-        for _, row in big.iterrows():
-            ax.annotate(
-                str(row["feature"]),
-                (row["logistic"], row["gda"]),
-                fontsize=7,
-                xytext=(3, 3),
-                textcoords="offset points",
-            )
-        ax.set_xlabel("logistic regression coefficient")
-        ax.set_ylabel("GDA implied coefficient (Σ⁻¹ μ)")
-        ax.set_title(f"{result.study.data.name}: linear link, r = {result.coef_corr:.2f}")
-        if len(groups) > 1:
-            ax.legend(frameon=False, title="class (centred)")
-        return to_png(fig)
-
-
-def plot_learning_curve(result: S.GDAResult) -> bytes:
-    """Test error against training size, GDA and logistic regression (Ng & Jordan)."""
-    c = result.curve
-    with _style():
-        fig, ax = _subplots(figsize=(5.6, 4.6))
-        colors = [COLORS["mean"], COLORS["logistic"]]
-        for name, col in zip(c["estimator"].values, colors, strict=False):
-            m = c["error_mean"].sel(estimator=name).values
-            s = c["error_std"].sel(estimator=name).values
-            n = c["train_size"].values
-            ax.plot(n, m, "o-", color=col, label=str(name))
-            ax.fill_between(n, np.maximum(m - s, 0), m + s, color=col, alpha=0.15)
-        ax.set_xscale("log")
-        ax.set_xlabel("training examples")
-        ax.set_ylabel("test error (mean ± sd over splits)")
-        ax.set_title(f"{result.study.data.name}: learning curve")
-        ax.legend(frameon=False)
-        return to_png(fig)
-
-
-def plot_gda_regions(result: S.GDAResult) -> bytes:
-    """Decision regions of shared and per-class GDA in two discriminant coordinates."""
-    g = result.grid
-    k = len(g["classes"])
-    base = [colormaps["tab10"](i) for i in range(k)]
-    cmap = ListedColormap([(r, gg, b, 0.25) for r, gg, b, _ in base])
-    with _style():
-        fig, axes = _subplots(1, 2, figsize=(11, 4.4), sharey=True)
-        for ax, cov in zip(axes, ("shared", "per_class"), strict=True):
-            reg = g["regions"][cov]
-            ax.pcolormesh(
-                g["g0"],
-                g["g1"],
-                reg["codes"],
-                cmap=cmap,
-                shading="auto",
-                vmin=-0.5,
-                vmax=k - 0.5,
-                rasterized=True,
-            )
-            for i in range(k):
-                tr = g["ytr"] == i
-                te = g["yte"] == i
-                ax.scatter(
-                    g["Ztr"][tr, 0],
-                    g["Ztr"][tr, 1],
-                    s=10,
-                    color=base[i],
-                    alpha=0.6,
-                    label=f"{g['classes'][i]} (train)",
-                )
-                ax.scatter(
-                    g["Zte"][te, 0],
-                    g["Zte"][te, 1],
-                    s=24,
-                    facecolor="none",
-                    edgecolor=base[i],
-                    label=f"{g['classes'][i]} (test)",
-                )
-            title = "shared Σ (linear)" if cov == "shared" else "per-class Σ (quadratic)"
-            ax.set_title(f"{title}: test accuracy {100 * reg['accuracy']:.1f}%")
-            ax.set_xlabel("discriminant direction 1")
-            ax.grid(False)
-        axes[0].set_ylabel(
-            "discriminant direction 2"
-            if g["n_discriminants"] == 2
-            else "leading remaining principal direction"
-        )
-        axes[1].legend(frameon=False, fontsize=7, loc="best", ncol=2)
-        fig.suptitle(f"{result.study.data.name}: GDA decision regions")
         return to_png(fig)

@@ -1,0 +1,447 @@
+"""Report layout: computed section results -> the page's sections (text, tables, figures).
+
+Each function takes the :class:`~bayesnb.report.builder.ReportBuilder` whose results it lays
+out (``self``: they were its methods) and draws the figures through its ``_draw``, which
+records a broken figure instead of raising. The sections families contribute lay themselves
+out (:attr:`bayesnb.report.extension.FamilySection.layout`), after the generic ones.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+import bayesnb.report.figures as F
+import bayesnb.report.sections as S
+from bayesnb.report.html import Block, Figure, Section
+
+__all__ = ["estimates_section", "overview", "page", "sampler_section"]
+
+
+def page(self) -> list[Section]:
+    r = self.results
+    out = [overview(self)]
+    if "saved" in r:
+        out.append(
+            Section(
+                "saved-model",
+                "The saved model",
+                "The fitted model read from the file, scored on the data given with it.",
+                [Block(x.study.source, x.reading, [("", x.table)]) for x in r["saved"]],
+            )
+        )
+    if "data" in r:
+        data = r["data"][0]
+        figure = self._draw(F.plot_data_summary, data)
+        block = Block(
+            "",
+            data.reading,
+            [("One row per data set", data.table)],
+            [Figure("data", figure, "Class sizes and lengths.")],
+        )
+        intro = (
+            "What the models are fitted on: every data set is split once, stratified by "
+            "class, into the same training and test documents for every section."
+        )
+        out.append(Section("data", "Data", intro, [block]))
+    out.append(estimates_section(self))
+    if "parameters" in r:
+        p = r["parameters"][0]
+        out.append(
+            Section(
+                "parameters",
+                "Parameters",
+                "One prior, four estimates: the MLE, the MAP under Dirichlet(2) (add-one), the "
+                "posterior mean under Dirichlet(α), and exact draws from the conjugate "
+                "posterior.",
+                [
+                    Block(
+                        p.study.label,
+                        p.reading,
+                        figures=[
+                            Figure(
+                                "forest",
+                                self._draw(F.plot_forest, p),
+                                "ArviZ forest plot (az.plot_forest) of the most "
+                                "class-specific probabilities; log scale.",
+                            ),
+                            Figure(
+                                "shrinkage",
+                                self._draw(F.plot_shrinkage, p),
+                                "Every (class, feature) pair: the posterior mean expressed "
+                                "as a count, against its training count (the MLE is the "
+                                "diagonal).",
+                            ),
+                        ],
+                    )
+                ],
+            )
+        )
+    if "informative" in r:
+        x = r["informative"][0]
+        perc = round(100 * x.ci_prob)
+        shown = x.table[x.table["rank"] <= 5][
+            ["class", "versus", "rank", "feature", "mean", "sd", f"eti{perc}_lb",
+             f"eti{perc}_ub", "count", "count_versus"]
+        ].rename(columns={"count_versus": "count (versus)"})  # fmt: skip
+        out.append(
+            Section(
+                "informative",
+                "Most informative features",
+                "bayesnb.most_informative_features: the posterior log-odds ratio "
+                "log(φ_a / φ_b) of a feature between two classes, with its exact mean "
+                "(digamma differences) and an equal-tailed credible interval from exact "
+                "posterior draws, for each class against the class its held-out documents "
+                "are most often mistaken for.",
+                [
+                    Block(
+                        x.study.label,
+                        x.reading,
+                        [("Top 5 features of each pair", shown.set_index("class"))],
+                        [
+                            Figure(
+                                f"informative-{x.study.data.name}",
+                                self._draw(F.plot_informative, x),
+                                "Posterior mean (dot) and "
+                                f"{perc}% equal-tailed interval (line) of log(φ_a / φ_b); "
+                                "orange: features never seen in the rival class.",
+                            )
+                        ],
+                    )
+                ],
+            )
+        )
+    if "smoothing" in r:
+        sm = r["smoothing"][0]
+        table = sm.deleted.set_index("r")[["pairs", "held_out", "mle", "laplace", "evidence"]]
+        table = table.rename(
+            columns={
+                "pairs": "pairs",
+                "held_out": "held out",
+                "mle": "MLE",
+                "laplace": "add-one",
+                "evidence": "evidence α",
+            }
+        )
+        table.index = [
+            f"{int(a)}" if b - a == 1 else f"{int(a)}–{int(b) - 1}"
+            for a, b in zip(sm.deleted["lo"], sm.deleted["hi"], strict=True)
+        ]
+        table.index.name = "count r"
+        out.append(
+            Section(
+                "smoothing",
+                "Smoothing diagnostics",
+                "Deleted (held-out) estimation: how often does a (class, feature) pair seen "
+                "r times in one half of the training data occur in the other half? An "
+                "estimate is good if it predicts that.",
+                [
+                    Block(
+                        sm.study.label,
+                        sm.reading,
+                        [("Average count in the other half, by count r", table.head(16))],
+                        [
+                            Figure(
+                                "smoothing",
+                                self._draw(F.plot_deleted_estimation, sm),
+                                "Left: held-out counts against r, with each estimate's "
+                                "prediction. Right: log evidence over α, its maximum and "
+                                "the cross-validated α.",
+                            )
+                        ],
+                    )
+                ],
+            )
+        )
+    if "sampler" in r:
+        out.append(sampler_section(self, r["sampler"][0]))
+    if "ppc" in r:
+        out.append(
+            Section(
+                "ppc",
+                "Posterior predictive checks",
+                "Documents generated by the fitted model (est.sample) against the real "
+                "training documents.",
+                [
+                    Block(
+                        x.study.label,
+                        x.reading,
+                        figures=[
+                            Figure(
+                                f"ppc-{x.study.data.name}",
+                                self._draw(F.plot_ppc, x),
+                                "Real (dark) and generated (pink) documents.",
+                            )
+                        ],
+                    )
+                    for x in r["ppc"]
+                ],
+            )
+        )
+    if "events" in r:
+        blocks = []
+        for x in r["events"]:
+            t = x.table[
+                ["alpha", "accuracy", "lpd_per_doc", "se", "diff_to_best", "diff_se"]
+            ].rename(
+                columns={
+                    "lpd_per_doc": "log p(y|x) / doc",
+                    "diff_to_best": "gap to best",
+                    "diff_se": "paired SE",
+                    "alpha": "α",
+                }
+            )
+            blocks.append(
+                Block(
+                    x.data.name,
+                    x.reading,
+                    [("Held-out labels, full-Bayes scoring", t)],
+                    [
+                        Figure(
+                            f"events-{x.data.name}",
+                            self._draw(F.plot_event_models, x),
+                            "Held-out label log density per document; blue: α by maximum "
+                            "evidence, grey: α = 1.",
+                        )
+                    ],
+                )
+            )
+        out.append(
+            Section(
+                "events",
+                "Event models compared",
+                "The same documents seen as binary presence (Bernoulli), token counts "
+                "(multinomial) or values per feature (categorical).",
+                blocks,
+            )
+        )
+    for fs in self.family_sections:
+        if fs.key in r:
+            out.append(fs.layout(r[fs.key], self._draw))
+    if self.failures:
+        out.append(
+            Section(
+                "failures",
+                "Sections or figures that could not be computed",
+                "These parts of the report are missing; the error of each is below.",
+                [Block("", "", notes=self.failures)],
+            )
+        )
+    if self.warnings:
+        out.append(
+            Section(
+                "warnings",
+                "Warnings raised while building",
+                "Shown so nothing is hidden; the sections above discuss the ones that matter.",
+                [Block("", "", notes=self.warnings[:30])],
+            )
+        )
+    return out
+
+
+def overview(self) -> Section:
+    rows, items = [], []
+    estimates = self.results.get("estimates", [])
+    best_bayes, over = 0, []
+    for x in estimates:
+        t = x.table
+        best, tied = S.best_estimate(t["lpd_per_doc"])
+        row = {"study": x.study.label}
+        for name in ("mle", "map", "mean", "bayes", "logistic"):
+            if name in t.index:
+                row[S.ESTIMATE_LABELS[name]] = t.loc[name, "lpd_per_doc"]
+        row["best"] = " = ".join(S.ESTIMATE_LABELS[k] for k in tied)
+        row["accuracy (best)"] = t.loc[best, "accuracy"]
+        rows.append(row)
+        best_bayes += "bayes" in tied
+        if x.study.family.report_naive and "bayes" in x.proba:
+            k, acc = S.overconfidence(x.y_test, x.proba["bayes"], x.classes)
+            if k:
+                over.append((x.study.label, k, len(x.y_test), acc))
+    n = len(rows)
+    n_inf = sum(1 for x in estimates if "mle" in x.table.index and x.table.loc["mle", "p0_docs"])
+    if n_inf:
+        items.append(
+            f"Zero counts: in {n_inf} of {n} studies the MLE gives the true class of some "
+            "held-out document probability 0 (log density −∞); every smoothed estimate "
+            "avoids it."
+        )
+    if n:
+        items.append(
+            f"The full posterior predictive is the best (or tied best) estimate by held-out "
+            f"label log density in {best_bayes} of {n} studies."
+        )
+    if over:
+        worst = min(over, key=lambda o: o[3])
+        items.append(
+            "Naive Bayes is over-confident: of the held-out documents it gives more than 99% "
+            "to one class, the share it gets right ranges from "
+            f"{100 * min(o[3] for o in over):.0f}% ({worst[0]}) to "
+            f"{100 * max(o[3] for o in over):.0f}%."
+        )
+    for sm in self.results.get("smoothing", []):
+        items.append(S.smoothing_headline(sm))
+    for ev in self.results.get("events", []):
+        t = ev.table
+        top = t["lpd_per_doc"].idxmax()
+        items.append(
+            f"Event models ({ev.data.name}): the {top.replace(', ', ' model with ')} "
+            "predicts held-out labels best "
+            f"({S.fmt(t.loc[top, 'lpd_per_doc'])} nats per document)."
+        )
+    for fs in self.family_sections:
+        if fs.headline is not None:
+            items.extend(fs.headline(x) for x in self.results.get(fs.key, []))
+    for smp in self.results.get("sampler", []):
+        if smp.ok:
+            z = float(smp.agreement["max |Δ| / MCSE"].max())
+            items.append(
+                f"NUTS ({smp.study.label}): {smp.divergences} divergences, largest "
+                f"|E_nuts − E_exact| / MCSE {z:.2f} over "
+                f"{int(smp.agreement['parameters'].sum())} parameters."
+            )
+        else:
+            items.append(f"NUTS: not available here ({smp.error}).")
+    table = pd.DataFrame(rows).set_index("study") if rows else pd.DataFrame()
+    reading = (
+        "Held-out label log density per document, log p(y | x) (higher is better; 0 is "
+        "perfect), for every study and estimate. What the sections below find:"
+        if rows
+        else ""
+    )
+    blocks = [
+        Block(
+            "",
+            reading,
+            [("log p(y | x) per held-out document", table)] if rows else [],
+            items=items,
+        )
+    ]
+    return Section(
+        "overview",
+        "Overview",
+        "bayesnb fits each generative classifier once from sufficient statistics and scores "
+        "it four ways: maximum likelihood (MLE), posterior mode (MAP), posterior mean, and "
+        "the full posterior predictive (Bayes). Every number below is computed on held-out "
+        "documents unless it says otherwise.",
+        blocks,
+    )
+
+
+def estimates_section(self) -> Section:
+    blocks = []
+    cols = {
+        "accuracy": "accuracy",
+        "log_loss": "log loss",
+        "brier": "Brier",
+        "ece": "ECE",
+        "lpd_per_doc": "lpd / doc",
+        "p0_docs": "p(y) = 0",
+        "elpd_loo": "ELPD-LOO",
+        "elpd_loo_se": "± SE",
+        "pareto_k_bad": "bad k",
+        "n_parameters": "parameters",
+    }
+    for x in self.results.get("estimates", []):
+        t = x.table[list(cols)].rename(columns=cols)
+        t.index = [S.ESTIMATE_LABELS.get(i, i) for i in t.index]
+        t.index.name = "estimate"
+        slug = f"{x.study.data.name}-{x.study.model}"
+        blocks.append(
+            Block(
+                x.study.label,
+                x.reading,
+                [
+                    (
+                        f"bayesnb.compare on {len(x.y_test)} held-out documents. p(y) = 0: "
+                        "documents whose true label gets probability 0. ELPD-LOO: PSIS-LOO "
+                        f"on the {x.n_train} training labels (sum), bad k: documents with "
+                        "Pareto k above the threshold.",
+                        t,
+                    )
+                ],
+                [
+                    Figure(
+                        f"reliability-{slug}",
+                        self._draw(F.plot_reliability, x),
+                        "Reliability diagrams: points below the dashed line are over-confident.",
+                    )
+                ],
+                notes=x.notes[:3],
+            )
+        )
+    return Section(
+        "estimates",
+        "Estimates side by side",
+        "Each model under the four estimates (MAP with α = 2 and class prior 2, where the mode "
+        "is add-one smoothing; the others with α = 1). lpd: log predictive density of the "
+        "held-out labels; ECE: expected calibration error; ELPD-LOO: leave-one-out "
+        "estimate of the same on the training labels, from exact posterior draws (it depends "
+        "on the prior, not the estimate).",
+        blocks,
+    )
+
+
+def sampler_section(self, x: S.SamplerResult) -> Section:
+    if not x.ok:
+        return Section(
+            "sampler", "Sampler diagnostics (NUTS)", "", [Block(x.study.label, x.reading)]
+        )
+    summary = x.summary
+    shown = pd.concat(
+        [
+            summary[summary.index.str.startswith("class_prior")],
+            summary[~summary.index.str.startswith("class_prior")]
+            .sort_values("r_hat", ascending=False)
+            .head(8),
+        ]
+    )
+    cols = [
+        c
+        for c in summary.columns
+        if c in ("mean", "sd", "ess_bulk", "ess_tail", "r_hat", "mcse_mean")
+    ]
+    shown = shown[cols].astype(float)
+    shown.index.name = "parameter"
+    stats = pd.DataFrame(
+        {
+            "value": {
+                "chains × draws (tune)": f"{x.chains} × {x.draws} ({x.tune})",
+                "divergences": str(x.divergences),
+                "max R-hat": f"{summary['r_hat'].astype(float).max():.4f}",
+                "min bulk ESS": f"{summary['ess_bulk'].astype(float).min():.0f}",
+                "min tail ESS": f"{summary['ess_tail'].astype(float).min():.0f}",
+                "wall time (s)": f"{x.wall_time:.1f}",
+            }
+        }
+    )
+    return Section(
+        "sampler",
+        "Sampler diagnostics (NUTS)",
+        "The same model declared in PyMC and sampled with NUTS, checked against the exact "
+        "conjugate posterior, which bayesnb computes in closed form.",
+        [
+            Block(
+                x.study.label,
+                x.reading,
+                [
+                    ("Run", stats),
+                    ("Agreement with the exact posterior", x.agreement),
+                    (
+                        "az.summary: class prior and the 8 parameters with the largest R-hat",
+                        shown,
+                    ),
+                ],
+                [
+                    Figure(
+                        "rank",
+                        self._draw(F.plot_rank, x),
+                        "ArviZ rank plot (az.plot_rank): fractional-rank ECDF of each chain "
+                        "minus the uniform, for the 4 parameters with the largest R-hat. "
+                        "They are the worst of many, so small p-values are expected by "
+                        "selection alone.",
+                    )
+                ],
+                notes=x.warnings,
+            )
+        ],
+    )

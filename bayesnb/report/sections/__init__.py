@@ -1,0 +1,99 @@
+"""Report sections, computed: studies -> numbers, tables and the plain-language readings.
+
+Nothing here draws (that is :mod:`bayesnb.report.figures`) or writes HTML
+(:mod:`bayesnb.report.html`): every function takes studies and returns a result object
+holding the numbers the figures and the text are made from, so a section can be inspected,
+tested or re-plotted without re-running it. Each result has a ``reading``: one paragraph of
+plain language generated from its numbers.
+
+One module per group of sections: :mod:`~bayesnb.report.sections.scores` (data, estimates,
+a saved model), :mod:`~bayesnb.report.sections.params` (parameters, smoothing, informative
+features), :mod:`~bayesnb.report.sections.mcmc` (NUTS against the exact posterior),
+:mod:`~bayesnb.report.sections.predictive` (posterior predictive checks, event models), and
+the helpers they share in :mod:`~bayesnb.report.sections.common`. The sections a family
+contributes (baselines, Poisson against multinomial, burstiness, GDA) live in that family's
+folder; their old names here (``S.poisson_vs_multinomial``, ``S.GDAResult``, ...) resolve
+through the registry.
+"""
+
+from __future__ import annotations
+
+from bayesnb.report.extension import family_export
+from bayesnb.report.sections.common import (
+    ESTIMATE_LABELS,
+    GDA_MAP_PRIOR,
+    MAP_PRIOR,
+    fmt,
+    split_xy,
+    words,
+)
+from bayesnb.report.sections.mcmc import SamplerResult, discriminative_features, sampler
+from bayesnb.report.sections.params import (
+    InformativeResult,
+    ParameterResult,
+    SmoothingResult,
+    deleted_estimation,
+    informative,
+    parameters,
+    smoothing,
+    smoothing_headline,
+)
+from bayesnb.report.sections.predictive import (
+    EventModelResult,
+    PPCResult,
+    event_models,
+    posterior_predictive,
+)
+from bayesnb.report.sections.scores import (
+    DataSummary,
+    EstimateResult,
+    SavedModelResult,
+    best_estimate,
+    data_summary,
+    estimates,
+    overconfidence,
+    reliability,
+    saved_model,
+)
+
+__all__ = [
+    "ESTIMATE_LABELS",
+    "GDA_MAP_PRIOR",
+    "MAP_PRIOR",
+    "DataSummary",
+    "EstimateResult",
+    "EventModelResult",
+    "InformativeResult",
+    "PPCResult",
+    "ParameterResult",
+    "SamplerResult",
+    "SavedModelResult",
+    "SmoothingResult",
+    "best_estimate",
+    "data_summary",
+    "deleted_estimation",
+    "discriminative_features",
+    "estimates",
+    "event_models",
+    "fmt",
+    "informative",
+    "overconfidence",
+    "parameters",
+    "posterior_predictive",
+    "reliability",
+    "sampler",
+    "saved_model",
+    "smoothing",
+    "smoothing_headline",
+    "split_xy",
+    "words",
+]
+# Contributed by their families, resolved by __getattr__ below.
+__all__ += ["BaselineResult", "baselines", "baselines_headline"]
+__all__ += ["BurstinessResult", "GDAResult", "burstiness", "gda_study"]
+__all__ += ["PoissonResult", "poisson_vs_multinomial"]
+
+
+def __getattr__(name: str):
+    # The sections of a family (baselines, poisson_vs_multinomial, GDAResult, ...) live there.
+    return family_export(__name__, name)
