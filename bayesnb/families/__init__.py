@@ -17,7 +17,16 @@ import importlib
 
 from bayesnb.families._protocol import Family
 
-__all__ = ["BUILTIN", "Family", "family_of", "get", "has_family", "names", "register"]
+__all__ = [
+    "BUILTIN",
+    "Family",
+    "family_of",
+    "get",
+    "has_family",
+    "names",
+    "register",
+    "unregister",
+]
 
 #: name -> module that defines and registers the family (one line per family).
 BUILTIN: dict[str, str] = {
@@ -48,6 +57,13 @@ def register(family: Family) -> Family:
         raise ValueError(f"a different family is registered as {name!r} already")
     _REGISTRY[name] = family
     return family
+
+
+def unregister(name: str) -> None:
+    """Remove a family registered with :func:`register` (the built-in ones stay)."""
+    if name in BUILTIN:
+        raise ValueError(f"{name!r} is a built-in family and cannot be unregistered")
+    _REGISTRY.pop(name, None)
 
 
 def get(name: str) -> Family:
