@@ -550,12 +550,12 @@ def test_fit_hash_features_is_one_pass_over_hashed_columns(tmp_path, capsys):
 
 
 def test_fit_nuts_keeps_a_corpus_in_memory(tmp_path, capsys, monkeypatch):
-    from bayesnb import cli
+    from bayesnb.cli import fit as cli_fit  # the module of the fit command
 
     root = _folder_corpus(tmp_path / "mail", n=10)
-    monkeypatch.setattr(cli, "_fit_streamed", lambda args: pytest.fail("streamed with --nuts"))
+    monkeypatch.setattr(cli_fit, "fit_streamed", lambda args: pytest.fail("streamed with --nuts"))
     seen = []
-    monkeypatch.setattr(cli, "load_data", lambda spec, **kw: seen.append(spec) or 1 / 0)
+    monkeypatch.setattr(cli_fit, "load_data", lambda spec, **kw: seen.append(spec) or 1 / 0)
     with pytest.raises(ZeroDivisionError):
         main(["fit", "multinomial", "--data", str(root), "--nuts", "--out", str(tmp_path / "n")])
     assert seen == [str(root)]

@@ -26,5 +26,10 @@ class BernoulliFamily(
     name = "bernoulli"
     estimator = BernoulliNB
 
+    # command line, scale-out
+    cli = True
+    cli_data_params = (("binarize", "binarize"),)  # the data set's on/off threshold
+    counts = True
+
 
 FAMILY = register(BernoulliFamily())

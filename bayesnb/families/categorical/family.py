@@ -26,5 +26,9 @@ class CategoricalFamily(
     name = "categorical"
     estimator = CategoricalNB
 
+    # command line, scale-out
+    cli = True
+    counts = True
+
 
 FAMILY = register(CategoricalFamily())

@@ -26,5 +26,11 @@ class GDAFamily(
     name = "gda"
     estimator = GDA
 
+    # command line, scale-out
+    cli = True
+    cli_help = "continuous data only"
+    cli_no_alpha = "its prior is Normal-Inverse-Wishart"
+    data_kinds = ("continuous",)
+
 
 FAMILY = register(GDAFamily())

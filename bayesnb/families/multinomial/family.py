@@ -26,5 +26,9 @@ class MultinomialFamily(
     name = "multinomial"
     estimator = MultinomialNB
 
+    # command line, scale-out
+    cli = True
+    counts = True
+
 
 FAMILY = register(MultinomialFamily())
