@@ -375,6 +375,43 @@ def test_bad_input_exits_two_with_one_line(case, tmp_path, capsys, digits_model)
     assert "Traceback" not in err
 
 
+def test_report_refuses_a_model_outside_the_cli_with_one_line(tmp_path, capsys):
+    # A ColumnwiseNB file loads, but `report` studies only the MODELs of `fit`.
+    data = load_data("digits")
+    est = bnb.ColumnwiseNB([("pixels", bnb.MultinomialNB(), slice(None))]).fit(data.X, data.y)
+    path = tmp_path / "cw.nc"
+    est.save(path)
+    rc, out, err = _run(["report", path, "--data", "digits", "--out", tmp_path / "r"], capsys)
+    assert rc == 2 and out == ""
+    assert err == (
+        "bayesnb: error: model cw.nc is a ColumnwiseNB, which bayesnb report does not study: "
+        "it reports the models of bayesnb fit (bernoulli, multinomial, categorical, poisson, "
+        "dcm, gda)\n"
+    )
+
+
+# -- the models come from the family registry -------------------------------------------------
+def test_cli_models_are_the_registry_families_with_their_report_configuration():
+    from bayesnb import families
+    from bayesnb.cli import MODELS, _estimator
+    from bayesnb.report.data import default_estimator
+
+    assert MODELS == ("bernoulli", "multinomial", "categorical", "poisson", "dcm", "gda")
+    assert set(families.names()) - set(MODELS) == {"columnwise"}
+    for model in MODELS:
+        data = load_data("wine" if families.get(model).data_kinds == ("continuous",) else "digits")
+        est = _estimator(model, data, None)
+        ref = default_estimator(model, data)
+        assert type(est) is type(ref) and est.get_params() == ref.get_params(), model
+        assert type(est)._family == model
+    # Data-dependent arguments: BernoulliNB takes the data set's binarize threshold.
+    assert _estimator("bernoulli", load_data("digits"), None).binarize == 8.0
+    assert families.get("poisson").cli_estimator("map").get_params()["alpha"] == "evidence"
+    assert families.get("dcm").estimates == ("mle", "map", "mean")
+    with pytest.raises(TypeError, match="ColumnwiseNB does not support the command line"):
+        families.get("columnwise").cli_estimator()
+
+
 def test_console_script_errors_cleanly():
     script = Path(sys.executable).parent / "bayesnb"
     if not script.exists():

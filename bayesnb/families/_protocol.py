@@ -96,7 +96,8 @@ class Family:
     estimates: ClassVar[tuple[str, ...]] = ("mle", "map", "mean", "bayes")
     #: The kinds of data set (``bayesnb.report.data.KINDS``) the family models.
     data_kinds: ClassVar[tuple[str, ...]] = ("counts", "text")
-    #: Whether X holds non-negative counts (a hashing vectorizer must not alternate signs).
+    #: Whether the family is a naive Bayes model of non-negative counts whose distributed
+    #: and streamed fits refuse a sign-alternating HashingVectorizer before reading any data.
     counts: ClassVar[bool] = False
 
     def cli_estimator(self, estimate: str | None = None, data=None):
