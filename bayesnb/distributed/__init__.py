@@ -63,6 +63,7 @@ from bayesnb.distributed.reduce import (  # noqa: F401
     _unpack,
     combine_statistics,
 )
+from bayesnb.families import family_of
 from bayesnb.validation import check_classes, check_fitted
 
 __all__ = [
@@ -196,8 +197,8 @@ def fit(
     shell = clone(estimator)
     shell.classes_ = classes
     shell.n_features_in_ = int(X.shape[1])
-    if hasattr(shell, "_setup_blocks"):  # ColumnwiseNB: resolve and clone its blocks
-        shell._setup_blocks(X)
+    family = family_of(estimator, "bayesnb.distributed.fit")
+    family.setup_columns(shell, X)  # ColumnwiseNB: resolve and clone its blocks
     pack = _crosses_processes(client)
     leaves = [
         dask.delayed(_chunk_statistics)(shell, xp, yp, wp, i, pack)
@@ -211,8 +212,7 @@ def fit(
         vars(estimator).pop(attr, None)
     estimator.classes_ = classes
     estimator.n_features_in_ = int(X.shape[1])
-    if hasattr(estimator, "_setup_blocks"):
-        estimator._setup_blocks(X)
+    family.setup_columns(estimator, X)
     estimator._reset_counts(estimator.n_features_in_)
     estimator._merge_statistics({key: _owned(_unpack(value)) for key, value in total.items()})
     estimator._statistics_changed()

@@ -116,3 +116,12 @@ class Family:
         if estimate is not None:
             est.set_params(estimate=estimate)
         return est
+
+    def setup_columns(self, est, X) -> None:
+        """Lay ``est`` out for X's columns without reading X (its ``classes_`` and
+        ``n_features_in_`` set), before statistics are counted and merged chunk by chunk.
+
+        Nothing to do for a model whose parameters are one table over all columns; a composite
+        resolves and clones its blocks here (:func:`bayesnb.distributed.fit`).
+        """
+        return None

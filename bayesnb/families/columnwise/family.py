@@ -26,5 +26,10 @@ class ColumnwiseFamily(
     name = "columnwise"
     estimator = ColumnwiseNB
 
+    # command line, scale-out
+    def setup_columns(self, est, X) -> None:
+        """Resolve and clone the blocks of ``est`` for X's columns (by position)."""
+        est._setup_blocks(X)
+
 
 FAMILY = register(ColumnwiseFamily())
