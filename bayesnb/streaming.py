@@ -551,7 +551,8 @@ def fit_files(
         On a CSV file without ``label``/``text`` columns or with an unlabelled row, fewer than
         2 classes, no documents, or a label outside ``classes``.
     """
-    from bayesnb.distributed import _check_vectorizer, _chunk_statistics
+    from bayesnb.distributed.chunks import _check_vectorizer
+    from bayesnb.distributed.reduce import _chunk_statistics
 
     _check_chunk_size(chunk_size)
     if not hasattr(estimator, "_statistics"):

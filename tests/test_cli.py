@@ -375,6 +375,43 @@ def test_bad_input_exits_two_with_one_line(case, tmp_path, capsys, digits_model)
     assert "Traceback" not in err
 
 
+def test_report_refuses_a_model_outside_the_cli_with_one_line(tmp_path, capsys):
+    # A ColumnwiseNB file loads, but `report` studies only the MODELs of `fit`.
+    data = load_data("digits")
+    est = bnb.ColumnwiseNB([("pixels", bnb.MultinomialNB(), slice(None))]).fit(data.X, data.y)
+    path = tmp_path / "cw.nc"
+    est.save(path)
+    rc, out, err = _run(["report", path, "--data", "digits", "--out", tmp_path / "r"], capsys)
+    assert rc == 2 and out == ""
+    assert err == (
+        "bayesnb: error: model cw.nc is a ColumnwiseNB, which bayesnb report does not study: "
+        "it reports the models of bayesnb fit (bernoulli, multinomial, categorical, poisson, "
+        "dcm, gda)\n"
+    )
+
+
+# -- the models come from the family registry -------------------------------------------------
+def test_cli_models_are_the_registry_families_with_their_report_configuration():
+    from bayesnb import families
+    from bayesnb.cli import MODELS, _estimator
+    from bayesnb.report.data import default_estimator
+
+    assert MODELS == ("bernoulli", "multinomial", "categorical", "poisson", "dcm", "gda")
+    assert set(families.names()) - set(MODELS) == {"columnwise"}
+    for model in MODELS:
+        data = load_data("wine" if families.get(model).data_kinds == ("continuous",) else "digits")
+        est = _estimator(model, data, None)
+        ref = default_estimator(model, data)
+        assert type(est) is type(ref) and est.get_params() == ref.get_params(), model
+        assert type(est)._family == model
+    # Data-dependent arguments: BernoulliNB takes the data set's binarize threshold.
+    assert _estimator("bernoulli", load_data("digits"), None).binarize == 8.0
+    assert families.get("poisson").cli_estimator("map").get_params()["alpha"] == "evidence"
+    assert families.get("dcm").estimates == ("mle", "map", "mean")
+    with pytest.raises(TypeError, match="ColumnwiseNB does not support the command line"):
+        families.get("columnwise").cli_estimator()
+
+
 def test_console_script_errors_cleanly():
     script = Path(sys.executable).parent / "bayesnb"
     if not script.exists():
@@ -550,12 +587,12 @@ def test_fit_hash_features_is_one_pass_over_hashed_columns(tmp_path, capsys):
 
 
 def test_fit_nuts_keeps_a_corpus_in_memory(tmp_path, capsys, monkeypatch):
-    from bayesnb import cli
+    from bayesnb.cli import fit as cli_fit  # the module of the fit command
 
     root = _folder_corpus(tmp_path / "mail", n=10)
-    monkeypatch.setattr(cli, "_fit_streamed", lambda args: pytest.fail("streamed with --nuts"))
+    monkeypatch.setattr(cli_fit, "fit_streamed", lambda args: pytest.fail("streamed with --nuts"))
     seen = []
-    monkeypatch.setattr(cli, "load_data", lambda spec, **kw: seen.append(spec) or 1 / 0)
+    monkeypatch.setattr(cli_fit, "load_data", lambda spec, **kw: seen.append(spec) or 1 / 0)
     with pytest.raises(ZeroDivisionError):
         main(["fit", "multinomial", "--data", str(root), "--nuts", "--out", str(tmp_path / "n")])
     assert seen == [str(root)]

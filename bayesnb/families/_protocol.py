@@ -283,4 +283,48 @@ class Family:
         return True
 
     # -- command line, scale-out (bayesnb.cli, bayesnb.distributed, bayesnb.streaming) -------
-    # (section owned by the cli refactor)
+    #: Whether ``bayesnb fit/compare/report`` offer the family as MODEL, under its ``name``
+    #: (a composite such as ColumnwiseNB needs its blocks written in Python).
+    cli: ClassVar[bool] = False
+    #: A note on the CLI's configuration shown after the name in ``--help`` ("" for none).
+    cli_help: ClassVar[str] = ""
+    #: Constructor arguments of the estimator ``bayesnb fit/compare MODEL`` builds, as
+    #: (parameter, value) pairs.
+    cli_params: ClassVar[tuple[tuple[str, object], ...]] = ()
+    #: Constructor arguments read from the data set, as (parameter, Dataset attribute) pairs.
+    cli_data_params: ClassVar[tuple[tuple[str, str], ...]] = ()
+    #: Why ``--alpha`` does not apply (None: the estimator has an ``alpha`` concentration).
+    cli_no_alpha: ClassVar[str | None] = None
+    #: The values of the estimator's ``estimate`` parameter the family computes.
+    estimates: ClassVar[tuple[str, ...]] = ("mle", "map", "mean", "bayes")
+    #: The kinds of data set (``bayesnb.report.data.KINDS``) the family models.
+    data_kinds: ClassVar[tuple[str, ...]] = ("counts", "text")
+    #: Whether the family is a naive Bayes model of non-negative counts whose distributed
+    #: and streamed fits refuse a sign-alternating HashingVectorizer before reading any data.
+    counts: ClassVar[bool] = False
+
+    def cli_estimator(self, estimate: str | None = None, data=None):
+        """The estimator ``bayesnb fit/compare MODEL[:estimate]`` builds (None: its default).
+
+        ``data`` (a :class:`bayesnb.report.Dataset`, or anything with the attributes named in
+        :attr:`cli_data_params`) supplies data-dependent arguments such as BernoulliNB's
+        ``binarize`` threshold; without it the estimator's defaults stand.
+        """
+        if not self.cli or self.estimator is None:
+            raise self.unsupported("the command line (bayesnb fit/compare/report)")
+        params = dict(self.cli_params)
+        if data is not None:
+            params.update((p, getattr(data, a)) for p, a in self.cli_data_params)
+        est = self.estimator(**params)
+        if estimate is not None:
+            est.set_params(estimate=estimate)
+        return est
+
+    def setup_columns(self, est, X) -> None:
+        """Lay ``est`` out for X's columns without reading X (its ``classes_`` and
+        ``n_features_in_`` set), before statistics are counted and merged chunk by chunk.
+
+        Nothing to do for a model whose parameters are one table over all columns; a composite
+        resolves and clones its blocks here (:func:`bayesnb.distributed.fit`).
+        """
+        return None

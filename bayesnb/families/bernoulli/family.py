@@ -27,6 +27,11 @@ class BernoulliFamily(
     name = "bernoulli"
     estimator = BernoulliNB
 
+    # command line, scale-out
+    cli = True
+    cli_data_params = (("binarize", "binarize"),)  # the data set's on/off threshold
+    counts = True
+
     def example_data(self, est, n, rng):
         """See :meth:`Family.example_data`."""
         return binary_data(n, rng)

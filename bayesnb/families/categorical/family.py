@@ -29,6 +29,10 @@ class CategoricalFamily(
     name = "categorical"
     estimator = CategoricalNB
 
+    # command line, scale-out
+    cli = True
+    counts = True
+
     def example_data(self, est, n, rng):
         """See :meth:`Family.example_data`."""
         return categorical_data(n, rng)

@@ -28,6 +28,11 @@ class ColumnwiseFamily(
     name = "columnwise"
     estimator = ColumnwiseNB
 
+    # command line, scale-out
+    def setup_columns(self, est, X) -> None:
+        """Resolve and clone the blocks of ``est`` for X's columns (by position)."""
+        est._setup_blocks(X)
+
     def example_data(self, est, n, rng):
         """Each block's example data in its columns (integer column indices only)."""
         blocks = est._spec()

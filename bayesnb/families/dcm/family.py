@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bayesnb.families import Family, register
 from bayesnb.families._examples import count_data
-from bayesnb.families.dcm.estimator import DirichletCompoundNB
+from bayesnb.families.dcm.estimator import DCM_ESTIMATES, DirichletCompoundNB
 from bayesnb.families.dcm.evidence import DCMEvidence
 from bayesnb.families.dcm.pymc import DCMPyMC
 from bayesnb.families.dcm.report import DCMReport
@@ -26,6 +26,12 @@ class DCMFamily(
 
     name = "dcm"
     estimator = DirichletCompoundNB
+
+    # command line, scale-out
+    cli = True
+    cli_help = "DirichletCompoundNB, Gamma(1.1, 1) prior, estimates mle, map, mean; no bayes"
+    cli_no_alpha = "its prior is Gamma(prior_shape, prior_rate) on the Dirichlet concentrations"
+    estimates = DCM_ESTIMATES
 
     def example_data(self, est, n, rng):
         """See :meth:`Family.example_data`."""

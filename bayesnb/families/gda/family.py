@@ -27,6 +27,12 @@ class GDAFamily(
     name = "gda"
     estimator = GDA
 
+    # command line, scale-out
+    cli = True
+    cli_help = "continuous data only"
+    cli_no_alpha = "its prior is Normal-Inverse-Wishart"
+    data_kinds = ("continuous",)
+
     def example_data(self, est, n, rng):
         """See :meth:`Family.example_data`."""
         return gaussian_data(n, rng)

@@ -27,6 +27,10 @@ class MultinomialFamily(
     name = "multinomial"
     estimator = MultinomialNB
 
+    # command line, scale-out
+    cli = True
+    counts = True
+
     def example_data(self, est, n, rng):
         """See :meth:`Family.example_data`."""
         return count_data(n, rng)

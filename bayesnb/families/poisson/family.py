@@ -27,6 +27,14 @@ class PoissonFamily(
     name = "poisson"
     estimator = PoissonNB
 
+    # command line, scale-out
+    cli = True
+    cli_help = "PoissonNB with alpha='evidence': the Gamma shape is learned, rate 1"
+    # A fixed alpha = 1 adds a pseudo-count of every word to every class, which swamps the
+    # counts of a text vocabulary; the evidence-maximising shape does not.
+    cli_params = (("alpha", "evidence"),)
+    counts = True
+
     def example_data(self, est, n, rng):
         """See :meth:`Family.example_data`."""
         return count_data(n, rng)

@@ -1,0 +1,107 @@
+"""Command line: ``bayesnb demo | fit | report | compare`` (``--help`` on each).
+
+``bayesnb demo`` is the main job: every model under every estimate on the embedded data
+(scikit-learn's digits for the discrete models, breast cancer and wine for GDA, Debian's
+fortunes when installed), the fitted models written to ``models/`` and the HTML report to
+``reports/demo/index.html``. Progress and step times go to stderr, results to stdout, the
+report's path last.
+
+``--data`` takes ``digits``, ``breast_cancer``, ``wine``, ``iris``, ``fortunes[:cat1,cat2]``, a
+folder with one sub-folder of text files per class, or a CSV file with ``label`` and ``text``
+columns. Text goes through scikit-learn's ``CountVectorizer``; its vocabulary becomes the
+model's feature names, so a saved model scores new text with the same columns. ``fit``
+streams a corpus on disk (a folder, a CSV file, or a glob pattern of files) through
+:func:`bayesnb.streaming.fit_files` in chunks of ``--chunk-size`` documents instead of loading
+it: a first pass collects the labels and the vocabulary, a second counts (the result equals the
+in-memory fit); ``--hash-features N`` counts hashed columns in a single pass.
+
+Input errors (unknown data, bad paths, malformed files, a model that does not fit the data)
+print one line ``bayesnb: error: ...`` on stderr and exit with status 2.
+
+Layout
+------
+One module per command, listed in :data:`COMMANDS` (in ``--help`` order): ``demo``, ``fit``,
+``report``, ``compare``. Each exposes
+
+- ``add_parser(subparsers) -> argparse.ArgumentParser``: adds the command and its options to
+  the sub-command parsers of ``bayesnb``;
+- ``run(args) -> int``: runs it on the parsed arguments and returns the exit status; an
+  input error raises :class:`~bayesnb.cli.errors.DataError`, which :func:`main` prints on one
+  line and turns into status 2.
+
+A new command (``predict``, ``inspect``, ...) is a module ``bayesnb/cli/<command>.py`` with
+these two functions plus its entry in :data:`COMMANDS`. The shared modules: ``errors``
+(:class:`DataError`, the one-line report), ``data`` (``--data`` loading, :func:`load_data`),
+``options`` (``--alpha`` values, numeric range checks, the progress bar) and ``models`` (the
+MODEL names and the estimators built for them, from the family registry: see the
+"command line" section of :class:`bayesnb.families.Family`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+# The imports marked noqa keep the names of the former module bayesnb.cli importable.
+from bayesnb.cli import compare, demo, fit, report
+from bayesnb.cli.compare import BASELINES  # noqa: F401
+from bayesnb.cli.data import DATA_HELP as _DATA_HELP  # noqa: F401
+from bayesnb.cli.data import DATA_NAMES, DEMO_FORTUNES, DEMO_SEED, load_data  # noqa: F401
+from bayesnb.cli.data import is_corpus as _is_corpus  # noqa: F401
+from bayesnb.cli.demo import _demo_studies, _table_lines, run_demo  # noqa: F401
+from bayesnb.cli.errors import DataError, run_reporting_errors
+from bayesnb.cli.errors import one_line as _one_line  # noqa: F401
+from bayesnb.cli.fit import fit_streamed as _fit_streamed  # noqa: F401
+from bayesnb.cli.models import (
+    MAP_PRIOR,  # noqa: F401
+    cli_models,
+)
+from bayesnb.cli.models import build_estimator as _estimator  # noqa: F401
+from bayesnb.cli.models import check_model_data as _check_model_data  # noqa: F401
+from bayesnb.cli.options import check_numbers
+
+__all__ = ["COMMANDS", "DEMO_FORTUNES", "DataError", "load_data", "main"]
+
+#: The commands, in ``bayesnb --help`` order: name -> module with ``add_parser`` and ``run``.
+COMMANDS = {"demo": demo, "fit": fit, "report": report, "compare": compare}
+
+
+def __getattr__(name: str):
+    # ``MODELS`` comes from the family registry, looked up when asked for.
+    if name == "MODELS":
+        return cli_models()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="bayesnb",
+        description="Generative classifiers done the Bayesian way (naive Bayes, GDA).",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for command in COMMANDS.values():
+        command.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``bayesnb`` console script.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Arguments without the program name; default ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        0 on success, 2 on a usage or input error (one line on stderr), 1 when a step that
+        does not depend on the input failed (NUTS).
+    """
+    args = _parser().parse_args(argv)
+
+    def run() -> int:
+        check_numbers(args)
+        return COMMANDS[args.command].run(args)
+
+    return run_reporting_errors(run)

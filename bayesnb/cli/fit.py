@@ -1,0 +1,221 @@
+"""``bayesnb fit``: one model on a data set, saved to a netCDF file (with ``--nuts``, its NUTS
+draws beside it).
+
+An embedded data set is loaded in memory. A corpus on disk (a folder, a CSV file, or a glob
+pattern of files) is streamed through :func:`bayesnb.streaming.fit_files` in chunks of
+``--chunk-size`` documents instead of being loaded: a first pass collects the labels and the
+vocabulary, a second counts (the result equals the in-memory fit); ``--hash-features N``
+counts hashed columns in a single pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from bayesnb.cli.data import DEMO_SEED, is_corpus, load_data
+from bayesnb.cli.errors import DataError, one_line
+from bayesnb.cli.models import (
+    alpha_models,
+    build_estimator,
+    check_model_data,
+    cli_models,
+    fit_named,
+    models_help,
+    save_model,
+)
+from bayesnb.cli.options import parse_alpha
+from bayesnb.validation import ESTIMATES
+
+__all__ = ["add_parser", "fit_streamed", "run"]
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Add ``fit`` and its options to the ``bayesnb`` sub-command parsers."""
+    fit = subparsers.add_parser(
+        "fit",
+        help="fit one model on a data set and save it (netCDF)",
+        description=(
+            "Fit MODEL on every document of --data and save it to --out. An embedded data "
+            "set (digits, breast_cancer, wine, iris, fortunes[:cat1,cat2]) is loaded in memory. "
+            "Any other --data is a text corpus on disk, which fit streams: it reads "
+            "--chunk-size documents at a time, never the whole corpus, and prints progress "
+            "with documents/s on stderr. A corpus is a folder of class sub-folders (one "
+            "document per file, labelled by its folder), a folder of CSV files, a CSV file "
+            "(columns 'label' and 'text', one document per row), or a glob pattern of such "
+            "files, quoted so the shell does not expand it ('mail/*/*.txt', 'data/*.csv.gz'). "
+            "An embedded name wins over a folder of that name: write ./digits for the folder. "
+            "A first pass collects the labels and the vocabulary, so the columns are the "
+            "corpus's words (the in-memory fit's, which `report` and new text reuse); "
+            "--hash-features N counts in a single pass into N hashed columns instead (memory "
+            "bounded whatever the vocabulary; no words are saved, so `report` cannot re-read "
+            "such a model's columns). With --nuts the corpus is loaded in memory."
+        ),
+    )
+    fit.add_argument("model", choices=cli_models(), metavar="MODEL", help=f"one of {models_help()}")
+    fit.add_argument(
+        "--data",
+        required=True,
+        metavar="SPEC",
+        help="an embedded data set, or a folder, CSV file or quoted glob pattern of text files "
+        "on disk (streamed; see above)",
+    )
+    fit.add_argument(
+        "--chunk-size",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="documents read at a time from a corpus on disk (10000)",
+    )
+    fit.add_argument(
+        "--hash-features",
+        type=int,
+        metavar="N",
+        help="one pass, N hashed columns (e.g. 262144) instead of the corpus vocabulary",
+    )
+    fit.add_argument(
+        "--estimate",
+        choices=ESTIMATES,
+        help="how the model scores new data (default: the model's own, mean; dcm: map, and "
+        "dcm refuses bayes)",
+    )
+    fit.add_argument(
+        "--alpha",
+        metavar="N|evidence",
+        help="prior concentration (poisson: Gamma shape), or 'evidence' to learn it "
+        f"({alpha_models()})",
+    )
+    fit.add_argument(
+        "--nuts",
+        action="store_true",
+        help="also sample the PyMC model with NUTS; draws go to NAME.nuts.nc",
+    )
+    fit.add_argument("--draws", type=int, default=1000, help="NUTS draws per chain (1000)")
+    fit.add_argument("--tune", type=int, default=1000, help="NUTS tuning steps (1000)")
+    fit.add_argument("--chains", type=int, default=4, help="NUTS chains (4)")
+    fit.add_argument("--seed", type=int, default=DEMO_SEED, help="random seed (0)")
+    fit.add_argument("--out", required=True, metavar="models/NAME.nc", help="the model file")
+    return fit
+
+
+def fit_streamed(args) -> int:
+    """``fit`` of a corpus on disk: read in chunks, counted chunk by chunk, never held whole.
+
+    The default columns are the corpus's words, collected by a first pass (what the in-memory
+    ``CountVectorizer`` gives, so ``report`` and new text use the same columns); with
+    ``--hash-features`` one pass counts hashed columns and no vocabulary is kept.
+    """
+    from types import SimpleNamespace
+
+    from bayesnb import streaming
+
+    spec = str(args.data).strip()
+    corpus = SimpleNamespace(name=Path(spec).name or spec, kind="text", binarize=0.0)
+    check_model_data(args.model, corpus)
+    est = build_estimator(args.model, corpus, args.estimate, parse_alpha(args.alpha))
+    t0 = time.perf_counter()
+    try:
+        est._check_params()  # a bad configuration fails before the corpus is read
+        # Undecodable bytes become U+FFFD, as when load_data reads a folder in memory.
+        if args.hash_features:
+            vec = streaming.default_vectorizer(args.hash_features)
+            files, classes, total = spec, None, None  # labels: fit_files's cheap first pass
+        else:
+            scan = streaming.scan_files(spec, chunk_size=args.chunk_size, errors="replace")
+            files, vec, classes, total = scan.files, scan.vectorizer, scan.classes, scan.n_documents
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            streaming.fit_files(
+                est, files, vec, args.chunk_size, classes, errors="replace", total=total
+            )
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise DataError(f"cannot fit {args.model} to --data {spec!r}: {one_line(exc)}") from exc
+    seconds = time.perf_counter() - t0
+    if not args.hash_features:
+        words = [str(f) for f in vec.get_feature_names_out()]
+        est.feature_names_in_ = np.asarray(words, dtype=object)
+    out = Path(args.out)
+    save_model(est, out)
+    n_docs = round(float(np.sum(est.class_count_)))
+    alpha = getattr(est, "alpha_", None)
+    columns = f"{est.n_features_in_:,} " + ("hashed features" if args.hash_features else "words")
+    print(
+        f"fitted {type(est).__name__} (estimate={est.estimate}"
+        + (f", alpha={float(np.mean(alpha)):.4g}" if alpha is not None else "")
+        + f") on {n_docs:,} documents × {columns}, {len(est.classes_)} classes in "
+        f"{seconds:.2f} s, streamed from disk in chunks of {args.chunk_size:,} documents "
+        f"({n_docs / max(seconds, 1e-9):,.0f} documents/s); log evidence {est.log_evidence():.1f}"
+    )
+    print(f"saved: {out}")
+    return 0
+
+
+def run(args) -> int:
+    """``bayesnb fit``: 0 when saved, 1 when NUTS failed (the model is saved); input errors
+    raise :class:`DataError`."""
+    from bayesnb.report.sections import sampler
+
+    for name in ("chunk_size", "hash_features"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise DataError(f"--{name.replace('_', '-')} must be an integer >= 1, got {value}")
+    if is_corpus(args.data) and not args.nuts:
+        return fit_streamed(args)  # NUTS needs the documents in memory: load_data below
+    data = load_data(args.data, seed=args.seed)
+    check_model_data(args.model, data)
+    est = build_estimator(args.model, data, args.estimate, parse_alpha(args.alpha))
+    t0 = time.perf_counter()
+    try:
+        fit_named(est, data.X, data.y, data.feature_names)
+    except ValueError as exc:
+        raise DataError(
+            f"{args.model} cannot be fitted to --data {args.data!r}: {one_line(exc)}"
+        ) from exc
+    out = Path(args.out)
+    save_model(est, out)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*does not have valid feature names")
+        acc = float(np.mean(est.predict(data.X) == data.y))
+    alpha = getattr(est, "alpha_", None)
+    print(
+        f"fitted {type(est).__name__} (estimate={est.estimate}"
+        + (f", alpha={float(np.mean(alpha)):.4g}" if alpha is not None else "")
+        + f") on {data.X.shape[0]} documents × {data.X.shape[1]} features, "
+        f"{len(est.classes_)} classes in {time.perf_counter() - t0:.2f} s; "
+        f"training accuracy {acc:.4f}; log evidence {est.log_evidence():.1f}"
+    )
+    if args.nuts:
+        from bayesnb.report import Study
+
+        study = Study(data, args.model, estimator=est)
+        t0 = time.perf_counter()
+        try:
+            with warnings.catch_warnings():
+                # SamplingWarning's findings are in the summary printed below.
+                warnings.simplefilter("ignore")
+                tree = est.fit_pymc(
+                    data.X,
+                    data.y,
+                    draws=args.draws,
+                    tune=args.tune,
+                    chains=args.chains,
+                    random_seed=args.seed,
+                    progressbar=False,
+                )
+        except Exception as exc:  # the saved model stands; say why NUTS did not
+            print(f"bayesnb: NUTS failed: {one_line(exc)}", file=sys.stderr)
+            print(f"saved: {out}")
+            return 1
+        nuts_path = out.with_suffix(".nuts.nc")
+        tree.to_netcdf(nuts_path, engine="h5netcdf")
+        seconds = time.perf_counter() - t0
+        check = sampler(study, tree=tree, fitted=est, wall_time=seconds)
+        print(check.reading)
+        print(f"NUTS draws: {nuts_path}")
+    print(f"saved: {out}")
+    return 0

@@ -1,0 +1,66 @@
+"""Options several commands share: ``--alpha`` values, range checks, the progress bar."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+from bayesnb.cli.data import DATA_HELP
+from bayesnb.cli.errors import DataError
+
+__all__ = ["Progress", "check_numbers", "parse_alpha"]
+
+
+def parse_alpha(text: str | None):
+    """The value of ``--alpha``: None (not given), ``"evidence"`` or a positive float."""
+    if text is None:
+        return None
+    if text == "evidence":
+        return "evidence"
+    try:
+        value = float(text)
+    except ValueError:
+        raise DataError(f"--alpha must be a positive number or 'evidence', got {text!r}") from None
+    if not (np.isfinite(value) and value > 0):
+        raise DataError(f"--alpha must be a positive number or 'evidence', got {text!r}")
+    return value
+
+
+def check_numbers(args) -> None:
+    """Refuse out-of-range numeric options before any data is loaded or model fitted."""
+    minimum = {"draws": 1, "chains": 1, "tune": 0, "seed": 0, "cv": 2}
+    for name, low in minimum.items():
+        value = getattr(args, name, None)
+        if value is not None and value < low:
+            raise DataError(f"--{name} must be an integer >= {low}, got {value}")
+    test_size = getattr(args, "test_size", None)
+    if test_size is not None and not 0 < test_size < 1:
+        raise DataError(f"--test-size must be a fraction in (0, 1), got {test_size}")
+    if not str(getattr(args, "data", "x")).strip():
+        raise DataError("--data is empty: " + DATA_HELP)
+
+
+class Progress:
+    """A plain-text progress bar on stderr: one line per finished step, with its time."""
+
+    def __init__(self, total: int, stream=None) -> None:
+        self.total = max(total, 1)
+        self.done = 0
+        self.stream = sys.stderr if stream is None else stream
+        self.start = time.perf_counter()
+
+    def step(self, name: str, seconds: float) -> None:
+        self.done = min(self.done + 1, self.total)
+        width = 24
+        fill = round(width * self.done / self.total)
+        bar = "#" * fill + "." * (width - fill)
+        print(
+            f"[{bar}] {self.done:>2}/{self.total}  {seconds:6.2f} s  {name}",
+            file=self.stream,
+            flush=True,
+        )
+
+    def report_callback(self, _done: int, _total: int, name: str, seconds: float) -> None:
+        self.step(name, seconds)
