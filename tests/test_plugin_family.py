@@ -16,7 +16,7 @@ from tests.plugin_family import FAMILY, ExponentialNB
 
 @pytest.fixture
 def registered():
-    families.register(FAMILY)  # idempotent; the import registered it already
+    families.register(FAMILY)  # the one line that plugs the family in
     yield FAMILY
     families.unregister(FAMILY.name)  # keep the registry's model lists as they were
 
