@@ -74,7 +74,13 @@ class Family:
     # (section owned by the evidence/loo refactor)
 
     # -- PyMC declaration (bayesnb.pymc_models, bayesnb.inference) ---------------------------
-    # (section owned by the PyMC refactor)
+    def pymc_spec(self, est, X, y, likelihood: str, alpha_prior, sample_weight):
+        """The numpy side of the PyMC model of ``est`` on ``(X, y)``: a ``ModelSpec``."""
+        raise self.unsupported("a PyMC declaration")
+
+    def pymc_parts(self, est, spec) -> list:
+        """The sub-models ``(name, estimator, ModelSpec)`` of a composite's ``spec`` (none)."""
+        return []
 
     # -- report studies (bayesnb.report) -----------------------------------------------------
     # (section owned by the report refactor)
