@@ -16,7 +16,8 @@ import scipy.sparse as sp
 
 from bayesnb.datatree import layout_coords
 from bayesnb.pymc_models.spec import ModelSpec
-from bayesnb.validation import check_class_prior, check_sample_weight, encode_labels
+from bayesnb.stats.discrete import count_features
+from bayesnb.validation import check_alpha, check_class_prior, check_sample_weight, encode_labels
 
 __all__ = [
     "CLASS_HYPERPARAMETER_DIMS",
@@ -29,7 +30,9 @@ __all__ = [
     "declare_feature_data",
     "dense_int",
     "documents",
+    "feature_observations",
     "fitted_alpha",
+    "fixed_feature_alpha",
     "make_spec",
     "prepare",
 ]
@@ -79,6 +82,12 @@ def _haldane(gamma) -> None:
 def fitted_alpha(est):
     """The fitted feature concentration (``alpha_``, learned when ``alpha="evidence"``)."""
     return getattr(est, "alpha_", est.alpha)
+
+
+def fixed_feature_alpha(est, n_features: int) -> np.ndarray:
+    """The fitted α checked and broadcast to one float per feature (a fresh array)."""
+    alpha = check_alpha(fitted_alpha(est), n_features)
+    return np.broadcast_to(alpha, (n_features,)).astype(float)
 
 
 def documents(est, X, y, sample_weight) -> tuple[Any, np.ndarray]:
@@ -204,6 +213,22 @@ def declare_feature_alpha(spec: ModelSpec, dim: str = "feature"):
     if spec.alpha_prior is None:
         return pm.Data("feature_alpha", spec.data["feature_alpha"], dims=dim)
     return declare_alpha(spec)
+
+
+def feature_observations(
+    X, codes: np.ndarray, n_classes: int, likelihood: str, what: tuple[str, str], dim="feature"
+) -> tuple[dict, dict]:
+    """The ``pm.Data`` and observations that :func:`declare_feature_data` declares.
+
+    The documents ``X_data`` (data form) or the per-class column sums ``feature_count_data``
+    (sufficient form), integers; ``what`` names the values of each form in the error.
+    """
+    if likelihood == "data":
+        data = {"X_data": dense_int(X, what[0])}
+        return data, {"X": (data["X_data"], ["doc", dim])}
+    counts = count_features(X, codes, np.ones(len(codes)), n_classes)
+    data = {"feature_count_data": as_counts(counts, what[1])}
+    return data, {"feature_count": (data["feature_count_data"], ["class", dim])}
 
 
 def declare_feature_data(spec: ModelSpec, dim: str = "feature"):

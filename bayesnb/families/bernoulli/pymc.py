@@ -10,17 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 from bayesnb.pymc_models.declaration import (
-    as_counts,
     declare_class_prior,
     declare_feature_alpha,
     declare_feature_data,
-    dense_int,
-    fitted_alpha,
+    feature_observations,
+    fixed_feature_alpha,
     make_spec,
     prepare,
 )
 from bayesnb.pymc_models.spec import ModelSpec
-from bayesnb.stats.discrete import count_features
 from bayesnb.validation import check_alpha
 
 __all__ = ["BernoulliPyMC"]
@@ -34,8 +32,7 @@ class BernoulliPyMC:
         prior = alpha_prior
         X, codes = prepare(est, X, y, sample_weight)
         n_features = X.shape[1]
-        alpha = np.broadcast_to(check_alpha(fitted_alpha(est), n_features), (n_features,))
-        alpha = alpha.astype(float)
+        alpha = fixed_feature_alpha(est, n_features)
         beta = alpha if est.beta is None else check_alpha(est.beta, n_features, "beta")
         beta = np.broadcast_to(beta, (n_features,)).astype(float)
         # A learned α replaces the fixed pseudo-counts (both of them when β defaults to α);
@@ -46,14 +43,9 @@ class BernoulliPyMC:
             data["feature_alpha"] = alpha.copy()
         if prior is None or est.beta is not None:
             data["feature_beta"] = beta.copy()
-        if likelihood == "data":
-            data["X_data"] = dense_int(X, "binary features")
-            observed = {"X": (data["X_data"], ["doc", "feature"])}
-        else:
-            ones = np.ones(len(codes))
-            counts = count_features(X, codes, ones, len(est.classes_))
-            data["feature_count_data"] = as_counts(counts, "document frequencies")
-            observed = {"feature_count": (data["feature_count_data"], ["class", "feature"])}
+        what = ("binary features", "document frequencies")
+        more, observed = feature_observations(X, codes, len(est.classes_), likelihood, what)
+        data |= more
         structure = ("beta_is_alpha" if est.beta is None else "beta_fixed",)
         return make_spec(
             est,

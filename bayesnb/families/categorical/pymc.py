@@ -25,13 +25,12 @@ from bayesnb.pymc_models.declaration import (
     declare_alpha,
     declare_class_prior,
     dense_int,
-    fitted_alpha,
+    fixed_feature_alpha,
     make_spec,
     prepare,
 )
 from bayesnb.pymc_models.spec import ModelSpec
 from bayesnb.stats.discrete import category_offsets, count_categories
-from bayesnb.validation import check_alpha
 
 __all__ = ["CategoricalPyMC"]
 
@@ -47,8 +46,7 @@ class CategoricalPyMC:
         n_classes = len(est.classes_)
         k = np.asarray(est.n_categories_, dtype=np.intp)
         width = int(k.max()) + 1
-        alpha = np.broadcast_to(check_alpha(fitted_alpha(est), n_features), (n_features,))
-        alpha = alpha.astype(float)
+        alpha = fixed_feature_alpha(est, n_features)
         groups = {int(kk): np.flatnonzero(k == kk) for kk in np.unique(k)}
         single = len(groups) == 1
         data: dict[str, np.ndarray] = {}

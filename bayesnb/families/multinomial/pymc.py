@@ -18,18 +18,16 @@ import scipy.sparse as sp
 
 from bayesnb.datatree import layout_coords
 from bayesnb.pymc_models.declaration import (
-    as_counts,
     declare_class_prior,
     declare_feature_alpha,
     declare_feature_data,
-    dense_int,
+    feature_observations,
     fitted_alpha,
+    fixed_feature_alpha,
     make_spec,
     prepare,
 )
 from bayesnb.pymc_models.spec import ModelSpec
-from bayesnb.stats.discrete import count_features
-from bayesnb.validation import check_alpha
 
 __all__ = ["UNK", "MultinomialPyMC"]
 
@@ -44,8 +42,7 @@ class MultinomialPyMC:
         prior = alpha_prior
         X, codes = prepare(est, X, y, sample_weight)
         n_features = X.shape[1]
-        alpha = np.broadcast_to(check_alpha(fitted_alpha(est), n_features), (n_features,))
-        alpha = alpha.astype(float)
+        alpha = fixed_feature_alpha(est, n_features)
         coords: dict[str, list] = {}
         documents = X  # every column: the label log-likelihood scores feature_prob on them
         pooled = est._pooled
@@ -70,13 +67,11 @@ class MultinomialPyMC:
             alpha = np.append(alpha[~pooled], float(fitted_alpha(est)))
             obs_dim = "category"
         data = {"feature_alpha": alpha.copy()} if prior is None else {}
-        if likelihood == "data":
-            data["X_data"] = dense_int(X, "token counts")
-            observed = {"X": (data["X_data"], ["doc", obs_dim])}
-        else:
-            counts = count_features(X, codes, np.ones(len(codes)), len(est.classes_))
-            data["feature_count_data"] = as_counts(counts, "token counts")
-            observed = {"feature_count": (data["feature_count_data"], ["class", obs_dim])}
+        what = ("token counts", "token counts")
+        more, observed = feature_observations(
+            X, codes, len(est.classes_), likelihood, what, obs_dim
+        )
+        data |= more
         return make_spec(
             est,
             documents,

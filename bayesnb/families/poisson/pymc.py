@@ -14,17 +14,15 @@ import scipy.sparse as sp
 
 from bayesnb.families.poisson.estimator import check_gamma_parameter
 from bayesnb.pymc_models.declaration import (
-    as_counts,
     declare_class_prior,
     declare_feature_alpha,
     declare_feature_data,
-    dense_int,
+    feature_observations,
     fitted_alpha,
     make_spec,
     prepare,
 )
 from bayesnb.pymc_models.spec import ModelSpec
-from bayesnb.stats.discrete import count_features
 
 __all__ = ["PoissonPyMC"]
 
@@ -43,16 +41,12 @@ class PoissonPyMC:
         if prior is None:
             data["feature_alpha"] = np.broadcast_to(alpha, (n_features,)).astype(float)
         data["feature_beta"] = np.broadcast_to(beta, (n_features,)).astype(float)
-        if likelihood == "data":
-            data["X_data"] = dense_int(X, "counts")
-            observed = {"X": (data["X_data"], ["doc", "feature"])}
-        else:
-            # Integer counts in both forms: the data form's Poisson needs them.
-            if not np.all(_stored(X) == np.round(_stored(X))):
-                raise ValueError("the PyMC path needs integer counts; got non-integer values")
-            sums = count_features(X, codes, np.ones(len(codes)), len(est.classes_))
-            data["feature_count_data"] = as_counts(sums, "feature sums")
-            observed = {"feature_count": (data["feature_count_data"], ["class", "feature"])}
+        # Integer counts in both forms: the data form's Poisson needs them.
+        if likelihood == "sufficient" and not np.all(_stored(X) == np.round(_stored(X))):
+            raise ValueError("the PyMC path needs integer counts; got non-integer values")
+        what = ("counts", "feature sums")
+        more, observed = feature_observations(X, codes, len(est.classes_), likelihood, what)
+        data |= more
         return make_spec(
             est,
             X,
