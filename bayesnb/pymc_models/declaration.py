@@ -9,6 +9,7 @@ class prior and label likelihood with :func:`declare_class_prior`, then its feat
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -245,17 +246,17 @@ def declare_feature_data(spec: ModelSpec, dim: str = "feature"):
 def make_spec(
     est,
     X,
-    codes,
-    likelihood,
-    prior,
+    codes: np.ndarray,
+    likelihood: str,
+    prior: dict[str, float] | None,
     *,
-    kind,
-    data,
-    observed,
-    structure,
-    build,
-    dims,
-    hyperparameter_dims=None,
+    kind: str,
+    data: dict[str, np.ndarray],
+    observed: dict[str, tuple[np.ndarray, list[str]]],
+    structure: tuple,
+    build: Callable[[ModelSpec], Any],
+    dims: dict[str, list[str]],
+    hyperparameter_dims: dict[str, list[str] | None] | None = None,
     **kw,
 ) -> ModelSpec:
     """Assemble a ModelSpec with the class half added.
