@@ -379,7 +379,7 @@ def _label_log_likelihood(
 # merge, delete these two functions and import both names from bayesnb.loo in
 # _label_log_likelihood (the bridge also works unchanged against the new signatures).
 def _cells_per_draw(est, n_docs: int) -> int:
-    from bayesnb import loo
+    import bayesnb.loo as loo
 
     if "kind" in inspect.signature(loo._cells_per_draw).parameters:
         return loo._cells_per_draw(est, est._family, n_docs)
@@ -387,7 +387,7 @@ def _cells_per_draw(est, n_docs: int) -> int:
 
 
 def _draws_jll(est, Xc, M, values: dict) -> np.ndarray:
-    from bayesnb import loo
+    import bayesnb.loo as loo
 
     if "kind" in inspect.signature(loo._draws_jll).parameters:
         return loo._draws_jll(est, est._family, Xc, M, values)
