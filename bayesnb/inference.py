@@ -32,6 +32,7 @@ import numpy as np
 import xarray as xr
 
 from bayesnb.datatree import to_datatree
+from bayesnb.families import family_of
 from bayesnb.pymc_models import ModelSpec, check_likelihood, model_spec
 
 __all__ = ["SamplingWarning", "clear_cache", "fit_pymc"]
@@ -264,8 +265,14 @@ def _check_trace_bytes(
 
 # -- DataTree --------------------------------------------------------------------------------
 def _to_layout(est, spec: ModelSpec, trace, sampler: str, with_log_lik: bool) -> xr.DataTree:
-    if spec.kind == "columnwise" and "blocks" in spec.extra:
-        return _columnwise_layout(est, spec, trace, sampler, with_log_lik)
+    parts = family_of(est, "bayesnb.inference").pymc_parts(est, spec)
+    if parts:
+        return _composite_layout(est, spec, parts, trace, sampler, with_log_lik)
+    return _single_layout(est, spec, trace, sampler, with_log_lik)
+
+
+def _single_layout(est, spec: ModelSpec, trace, sampler: str, with_log_lik: bool):
+    """The layout of one model's draws: ``spec.var_names`` from ``trace`` and its data."""
     posterior = {name: np.asarray(trace.posterior[name].values) for name in spec.var_names}
     groups: dict[str, dict[str, np.ndarray]] = {
         "observed_data": {name: arr for name, (arr, _) in spec.observed.items()},
@@ -343,14 +350,14 @@ def _label_log_likelihood(
     (``_draws_jll``: a ColumnwiseNB sums its blocks' terms, each block scoring its
     ``"{block}/{var}"`` draws), in blocks of draws of about ``max_bytes``, on the documents
     and labels the model was declared on (``spec.X``, ``spec.codes``: integer weights
-    expanded; the PyMC path takes complete data only, so nothing is missing).
+    expanded; the PyMC path takes complete data only, so nothing is missing:
+    ``spec.missing``).
     """
     from bayesnb.loo import _cells_per_draw, _draws_jll, _label_terms
 
     pi = posterior["class_prior"]
     n_chains, n_draws, _ = pi.shape
-    kind, codes = spec.kind, spec.codes
-    missing = [None] * len(spec.X.parts) if kind == "columnwise" else None
+    codes = spec.codes
     per_draw = 8.0 * _cells_per_draw(est, codes.size)
     block = int(max(1, min(n_draws, max_bytes // per_draw)))
     out = np.empty((n_chains, n_draws, codes.size))
@@ -360,12 +367,12 @@ def _label_log_likelihood(
             with np.errstate(divide="ignore"):
                 log_pi = np.log(pi[chain, part])
             values = {k: v[chain, part] for k, v in posterior.items() if k != "class_prior"}
-            jll = _draws_jll(est, spec.X, missing, values)
+            jll = _draws_jll(est, spec.X, spec.missing, values)
             out[chain, part] = _label_terms(jll + log_pi[None], log_pi, codes).T
     return out
 
 
-# -- ColumnwiseNB ------------------------------------------------------------------------------
+# -- composite models (ColumnwiseNB) -----------------------------------------------------------
 _CLASS_GROUP_VARS = {
     "posterior": ("class_prior",),
     "observed_data": ("class_count", "y"),
@@ -373,10 +380,14 @@ _CLASS_GROUP_VARS = {
 }
 
 
-def _columnwise_layout(est, spec: ModelSpec, trace, sampler: str, with_log_lik: bool):
-    """A ColumnwiseNB fit: the class prior, its observations and ``sample_stats`` at the root;
-    each block's draws, observations and prior in the block's own layout as the child
-    ``name`` (as :func:`bayesnb.draws.sample_posterior` lays out the exact draws)."""
+def _composite_layout(est, spec: ModelSpec, parts, trace, sampler: str, with_log_lik: bool):
+    """A composite fit (ColumnwiseNB): the class prior, its observations and ``sample_stats``
+    at the root; each part's draws, observations and prior in the part's own layout as the
+    child ``name`` (as :func:`bayesnb.draws.sample_posterior` lays out the exact draws).
+
+    ``parts`` are the family's ``(name, estimator, spec)`` of every sub-model, whose
+    variables are ``"{name}::{var}"`` in the composed model.
+    """
     from dataclasses import replace
 
     root_spec = replace(
@@ -384,13 +395,12 @@ def _columnwise_layout(est, spec: ModelSpec, trace, sampler: str, with_log_lik: 
         var_names=["class_prior"],
         dims={"class_prior": ["class"]},
         coords={k: v for k, v in spec.coords.items() if k in ("class", "doc")},
-        extra={},  # the class part alone
     )
-    dt = _to_layout(est, root_spec, trace, sampler, False)
+    dt = _single_layout(est, root_spec, trace, sampler, False)  # the class part alone
     pi = np.asarray(trace.posterior["class_prior"].values)
     flat: dict[str, np.ndarray] = {"class_prior": pi}
     stats = trace["sample_stats"].to_dataset()
-    for name, block, bs in spec.extra["blocks"]:
+    for name, block, bs in parts:
         draws = {
             var: np.asarray(trace.posterior[f"{name}::{var}"].values)
             for var in bs.var_names

@@ -222,7 +222,13 @@ class Family:
         return np.nan
 
     # -- PyMC declaration (bayesnb.pymc_models, bayesnb.inference) ---------------------------
-    # (section owned by the PyMC refactor)
+    def pymc_spec(self, est, X, y, likelihood: str, alpha_prior, sample_weight):
+        """The numpy side of the PyMC model of ``est`` on ``(X, y)``: a ``ModelSpec``."""
+        raise self.unsupported("a PyMC declaration")
+
+    def pymc_parts(self, est, spec) -> list:
+        """The sub-models ``(name, estimator, ModelSpec)`` of a composite's ``spec`` (none)."""
+        return []
 
     # -- report studies (bayesnb.report) -----------------------------------------------------
     #: The report standardises the features with their training moments (continuous

@@ -1,9 +1,118 @@
-"""MultinomialNB family methods: the PyMC declaration."""
+"""MultinomialNB family methods: the PyMC declaration.
+
+``x_i ~ Multinomial(n_i, θ_{y_i})``, ``θ_c ~ Dirichlet(α)``; the sufficient form observes the
+token counts ``feature_count[c] ~ Multinomial(T_c, θ_c)``.
+
+**Unknown tokens.** ``MultinomialNB(unk=True)`` pools every column never seen by the
+estimator into one ``UNK`` category: the Dirichlet is ``category_prob`` over the seen features
+plus ``UNK`` (dim ``category``), and ``feature_prob`` (dims ``class, feature``) repeats
+P(UNK | c) in every pooled column, as :mod:`bayesnb.draws` does.
+"""
 
 from __future__ import annotations
 
-__all__ = ["MultinomialPyMC"]
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from bayesnb.datatree import layout_coords
+from bayesnb.pymc_models.declaration import (
+    declare_class_prior,
+    declare_feature_alpha,
+    declare_feature_data,
+    feature_observations,
+    fitted_alpha,
+    fixed_feature_alpha,
+    make_spec,
+    prepare,
+)
+from bayesnb.pymc_models.spec import ModelSpec
+
+__all__ = ["UNK", "MultinomialPyMC"]
+
+UNK = "UNK"  # the pooled category of MultinomialNB(unk=True)
 
 
 class MultinomialPyMC:
     """Family methods of MultinomialNB for pymc; see :class:`bayesnb.families.Family`."""
+
+    def pymc_spec(self, est, X, y, likelihood, alpha_prior, sample_weight) -> ModelSpec:
+        """The Dirichlet-multinomial model of ``est`` on ``(X, y)`` (pooled UNK with unk=True)."""
+        prior = alpha_prior
+        X, codes = prepare(est, X, y, sample_weight)
+        n_features = X.shape[1]
+        alpha = fixed_feature_alpha(est, n_features)
+        coords: dict[str, list] = {}
+        documents = X  # every column: the label log-likelihood scores feature_prob on them
+        pooled = est._pooled
+        extra: dict[str, Any] = {}
+        obs_dim = "feature"
+        if pooled is not None:
+            # unk=True: θ lives on the seen features plus one UNK category (as est.posterior_);
+            # feature_prob repeats P(UNK | c) in every pooled column, as bayesnb.draws does.
+            names = np.asarray(layout_coords(est)["feature"], dtype=str)
+            coords["category"] = [*names[~pooled].tolist(), UNK]
+            category = np.empty(n_features, dtype=np.intp)
+            category[~pooled] = np.arange(int((~pooled).sum()))
+            category[pooled] = int((~pooled).sum())
+            extra["category"] = category
+            unk_col = np.asarray(X[:, pooled].sum(axis=1)).reshape(-1, 1)
+            kept = X[:, ~pooled]
+            X = (
+                sp.hstack([kept, sp.csr_matrix(unk_col)]).tocsr()
+                if sp.issparse(X)
+                else np.hstack([kept, unk_col])
+            )
+            alpha = np.append(alpha[~pooled], float(fitted_alpha(est)))
+            obs_dim = "category"
+        data = {"feature_alpha": alpha.copy()} if prior is None else {}
+        what = ("token counts", "token counts")
+        more, observed = feature_observations(
+            X, codes, len(est.classes_), likelihood, what, obs_dim
+        )
+        data |= more
+        return make_spec(
+            est,
+            documents,
+            codes,
+            likelihood,
+            prior,
+            kind=self.name,
+            data=data,
+            observed=observed,
+            structure=("unk", tuple(extra["category"].tolist())) if extra else ("full",),
+            build=_build_multinomial,
+            dims={"feature_prob": ["class", "feature"]},
+            hyperparameter_dims={"feature_alpha": [obs_dim]},
+            coords=coords,
+            extra=extra,
+        )
+
+
+def _build_multinomial(spec: ModelSpec):
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    unk = "category" in spec.extra
+    dim = "category" if unk else "feature"
+    n_classes, n_cats = len(spec.coords["class"]), len(spec.coords[dim])
+    with pm.Model(coords=spec.coords) as model:
+        _, labels = declare_class_prior(spec)
+        a = declare_feature_alpha(spec, dim)
+        conc = pt.broadcast_to(a, (n_classes, n_cats))
+        name = "category_prob" if unk else "feature_prob"
+        theta = pm.Dirichlet(name, a=conc, dims=("class", dim))
+        if unk:
+            pm.Deterministic(
+                "feature_prob", theta[:, spec.extra["category"]], dims=("class", "feature")
+            )
+        if spec.likelihood == "data":
+            X_d = declare_feature_data(spec, dim)
+            pm.Multinomial("X", n=X_d.sum(axis=1), p=theta[labels], observed=X_d, dims=("doc", dim))
+        else:
+            T_d = declare_feature_data(spec, dim)
+            pm.Multinomial(
+                "feature_count", n=T_d.sum(axis=1), p=theta, observed=T_d, dims=("class", dim)
+            )
+    return model
