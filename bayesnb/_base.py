@@ -31,27 +31,6 @@ def _is_dask(X) -> bool:
     return hasattr(X, "__dask_graph__")
 
 
-SUPPORTED = (
-    "BernoulliNB, MultinomialNB, CategoricalNB, PoissonNB, DirichletCompoundNB, GDA and "
-    "ColumnwiseNB"
-)
-
-
-def model_kind(est, where: str) -> str:
-    """``"bernoulli"``, ``"multinomial"``, ``"categorical"`` or ``"gda"``: the one dispatch key.
-
-    Every downstream module (draws, evidence, loo, generate, ...) branches on this instead of
-    importing the estimator classes; ``where`` names the module in the error.
-    """
-    kind = getattr(est, "_family", None)
-    if kind is None:
-        raise TypeError(
-            f"{type(est).__name__} is not supported by {where}; supported estimators are "
-            f"{SUPPORTED}"
-        )
-    return kind
-
-
 def _require_y(estimator, y):
     if y is None:
         raise ValueError(

@@ -5,7 +5,8 @@ class c and feature sums S_cj, the posterior is Gamma(α + N_c, β + S_cj), the 
 Π_cj β^α Γ(α + N_c) / (Γ(α) (β + S_cj)^(α + N_c)), and the posterior predictive of one value
 is the Lomax density a b^a / (b + x)^(a + 1) with a = α + N_c, b = β + S_cj.
 
-Everything generic (fit, predict, draws, evidence, files, LOO, compare, check_family) works
+Everything generic (fit, predict, draws, evidence, files, LOO, compare, PyMC/NUTS,
+check_family) works
 from this one module plus one ``register(FAMILY)`` line: nothing in ``bayesnb`` names it.
 """
 
@@ -17,6 +18,12 @@ from scipy.special import gammaln
 from bayesnb._base import GenerativeClassifier
 from bayesnb.families import Family
 from bayesnb.posterior.summary import gamma_summary
+from bayesnb.pymc_models.declaration import (
+    declare_class_prior,
+    declare_feature_data,
+    make_spec,
+    prepare,
+)
 from bayesnb.stats.discrete import count_classes, count_features
 from bayesnb.validation import check_X, check_X_y
 
@@ -153,12 +160,53 @@ class ExponentialFamily(Family):
     def n_feature_parameters(self, est):
         return len(est.classes_) * est.n_features_in_
 
+    # -- PyMC: the same model declared with the shared declaration pieces
+    def pymc_spec(self, est, X, y, likelihood, alpha_prior, sample_weight):
+        if alpha_prior is not None:
+            raise self.unsupported("a learned alpha in PyMC")
+        X, codes = prepare(est, X, y, sample_weight)
+        X = np.asarray(X, dtype=np.float64)  # real durations: not the counts' integer check
+        if likelihood == "data":
+            data = {"X_data": X}
+            observed = {"X": (X, ["doc", "feature"])}
+        else:
+            sums = count_features(X, codes, np.ones(len(codes)), len(est.classes_))
+            data = {"feature_count_data": sums}
+            observed = {"feature_count": (sums, ["class", "feature"])}
+        data["feature_alpha"] = np.full(X.shape[1], float(est.alpha_))
+        data["feature_beta"] = np.full(X.shape[1], float(est.beta))
+        return make_spec(
+            est, X, codes, likelihood, None, kind=self.name, data=data, observed=observed,
+            structure=("exponential",), build=_build_exponential,
+            dims={"feature_rate": ["class", "feature"]},
+            hyperparameter_dims={"feature_alpha": ["feature"], "feature_beta": ["feature"]},
+        )  # fmt: skip
+
     # -- check_family
     def example_data(self, est, n, rng):
         y = rng.integers(0, 3, size=n)
         y[:3] = np.arange(3)
         rates = rng.gamma(2.0, 1.0, size=(3, 4))
         return rng.exponential(1.0 / rates[y]), y
+
+
+def _build_exponential(spec):
+    """λ_cj ~ Gamma(α, β); x_ij ~ Exponential(λ_{y_i j}), or its sufficient Potential."""
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    with pm.Model(coords=spec.coords) as model:
+        _, labels = declare_class_prior(spec)
+        a = pm.Data("feature_alpha", spec.data["feature_alpha"], dims="feature")
+        b = pm.Data("feature_beta", spec.data["feature_beta"], dims="feature")
+        lam = pm.Gamma("feature_rate", alpha=a, beta=b, dims=("class", "feature"))
+        observed = declare_feature_data(spec)
+        if spec.likelihood == "data":
+            pm.Exponential("X", lam=lam[labels], observed=observed, dims=("doc", "feature"))
+        else:  # Σ_cj [N_c log λ_cj − S_cj λ_cj]
+            loglik = pt.sum(labels[:, None] * pt.log(lam)) - pt.sum(observed * lam)
+            pm.Potential("exponential_loglik", loglik)
+    return model
 
 
 #: The family object; ``bayesnb.families.register(FAMILY)`` plugs it in (the tests do so in a

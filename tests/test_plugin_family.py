@@ -84,4 +84,4 @@ def test_save_load_and_compare(registered, data, tmp_path):
 
 
 def test_check_family_passes_for_the_plugin(registered):
-    check_family(ExponentialNB(), pymc=False)
+    check_family(ExponentialNB())  # the PyMC relation included
