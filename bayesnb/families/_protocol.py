@@ -249,15 +249,24 @@ class Family:
     #: features), ``"nuts"`` (the sampler check), ``"ppc"`` (posterior predictive check).
     report_ranks: ClassVar[dict[str, int]] = {}
 
-    def default_estimator(self):
-        """The estimator the CLI and reports build for this family by default."""
+    #: Constructor arguments of the family's default estimator, as (parameter, value) pairs.
+    default_params: ClassVar[tuple[tuple[str, object], ...]] = ()
+    #: Constructor arguments read from the data set, as (parameter, Dataset attribute) pairs.
+    default_data_params: ClassVar[tuple[tuple[str, str], ...]] = ()
+
+    def default_estimator(self, data=None):
+        """The estimator the CLI and reports build for this family (``data``: its data set).
+
+        ``data`` (a :class:`bayesnb.report.Dataset`, or anything with the attributes named in
+        :attr:`default_data_params`) supplies data-dependent arguments such as BernoulliNB's
+        ``binarize`` threshold; without it the estimator's defaults stand.
+        """
         if self.estimator is None:
             raise self.unsupported("a default estimator")
-        return self.estimator()
-
-    def report_estimates(self, est) -> tuple[str, ...]:
-        """The estimates of ``est`` the report's estimates table compares."""
-        return ("mle", "map", "mean", "bayes")
+        params = dict(self.default_params)
+        if data is not None:
+            params.update((p, getattr(data, a)) for p, a in self.default_data_params)
+        return self.estimator(**params)
 
     def report_partners(self, est) -> dict:
         """Unfitted discriminative models shown beside the estimates of ``est``, by row name."""
@@ -286,7 +295,7 @@ class Family:
 
     def closed_form_predictive(self, est) -> bool:
         """Whether ``estimate="bayes"`` scores with the exact posterior predictive."""
-        return True
+        return "bayes" in self.estimates
 
     # -- command line, scale-out (bayesnb.cli, bayesnb.distributed, bayesnb.streaming) -------
     #: Whether ``bayesnb fit/compare/report`` offer the family as MODEL, under its ``name``
@@ -294,11 +303,6 @@ class Family:
     cli: ClassVar[bool] = False
     #: A note on the CLI's configuration shown after the name in ``--help`` ("" for none).
     cli_help: ClassVar[str] = ""
-    #: Constructor arguments of the estimator ``bayesnb fit/compare MODEL`` builds, as
-    #: (parameter, value) pairs.
-    cli_params: ClassVar[tuple[tuple[str, object], ...]] = ()
-    #: Constructor arguments read from the data set, as (parameter, Dataset attribute) pairs.
-    cli_data_params: ClassVar[tuple[tuple[str, str], ...]] = ()
     #: Why ``--alpha`` does not apply (None: the estimator has an ``alpha`` concentration).
     cli_no_alpha: ClassVar[str | None] = None
     #: The values of the estimator's ``estimate`` parameter the family computes.
@@ -310,18 +314,10 @@ class Family:
     counts: ClassVar[bool] = False
 
     def cli_estimator(self, estimate: str | None = None, data=None):
-        """The estimator ``bayesnb fit/compare MODEL[:estimate]`` builds (None: its default).
-
-        ``data`` (a :class:`bayesnb.report.Dataset`, or anything with the attributes named in
-        :attr:`cli_data_params`) supplies data-dependent arguments such as BernoulliNB's
-        ``binarize`` threshold; without it the estimator's defaults stand.
-        """
-        if not self.cli or self.estimator is None:
+        """The estimator ``bayesnb fit/compare MODEL[:estimate]`` builds: the default one."""
+        if not self.cli:
             raise self.unsupported("the command line (bayesnb fit/compare/report)")
-        params = dict(self.cli_params)
-        if data is not None:
-            params.update((p, getattr(data, a)) for p, a in self.cli_data_params)
-        est = self.estimator(**params)
+        est = self.default_estimator(data)
         if estimate is not None:
             est.set_params(estimate=estimate)
         return est

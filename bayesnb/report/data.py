@@ -145,10 +145,7 @@ def default_estimator(model: str, data: Dataset):
     models = report_models()
     if model not in models:
         raise ValueError(f"model must be one of {models}, got {model!r}")
-    est = families.get(model).default_estimator()
-    if "binarize" in est.get_params(deep=False):
-        est.set_params(binarize=data.binarize)
-    return est
+    return families.get(model).default_estimator(data)
 
 
 @dataclass

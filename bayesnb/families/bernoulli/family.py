@@ -29,7 +29,7 @@ class BernoulliFamily(
 
     # command line, scale-out
     cli = True
-    cli_data_params = (("binarize", "binarize"),)  # the data set's on/off threshold
+    default_data_params = (("binarize", "binarize"),)  # the data set's on/off threshold
     counts = True
 
     def example_data(self, est, n, rng):

@@ -37,9 +37,5 @@ class DCMFamily(
         """See :meth:`Family.example_data`."""
         return count_data(n, rng)
 
-    def closed_form_predictive(self, est) -> bool:
-        """No: β has no conjugate prior; ``"bayes"`` is refused (use ``fit_pymc``)."""
-        return False
-
 
 FAMILY = register(DCMFamily())

@@ -23,10 +23,6 @@ class DCMReport:
         """:func:`distinct_words_check` (the burstiness check of the report's section)."""
         return distinct_words_check(est, X, y, n_replicates=n_replicates, random_seed=random_seed)
 
-    def report_estimates(self, est) -> tuple[str, ...]:
-        """MLE, MAP and posterior mean: the DCM has no closed-form Pólya predictive over β."""
-        return ("mle", "map", "mean")
-
     def report_studies(self) -> list:
         """Burstiness: distinct words of generated documents, multinomial against the DCM."""
         from bayesnb.families.dcm.studies import SECTION

@@ -32,7 +32,10 @@ class PoissonFamily(
     cli_help = "PoissonNB with alpha='evidence': the Gamma shape is learned, rate 1"
     # A fixed alpha = 1 adds a pseudo-count of every word to every class, which swamps the
     # counts of a text vocabulary; the evidence-maximising shape does not.
-    cli_params = (("alpha", "evidence"),)
+    # A fixed α = 1 adds one pseudo-count of every feature to every class, which on a text
+    # vocabulary swamps the real counts (fortunes: accuracy 0.638 at α = 1, 0.690 at the
+    # evidence-maximising α ≈ 0.05): the default learns the Gamma shape.
+    default_params = (("alpha", "evidence"),)
     counts = True
 
     def example_data(self, est, n, rng):
