@@ -137,8 +137,8 @@ def fit_streamed(args) -> int:
         raise DataError(f"cannot fit {args.model} to --data {spec!r}: {one_line(exc)}") from exc
     seconds = time.perf_counter() - t0
     if not args.hash_features:
-        words = [str(f) for f in vec.get_feature_names_out()]
-        est.feature_names_in_ = np.asarray(words, dtype=object)
+        # The vocabulary names the columns of the saved model (``feature_names_in_``).
+        est._set_feature_names([str(f) for f in vec.get_feature_names_out()])
     out = Path(args.out)
     save_model(est, out)
     n_docs = round(float(np.sum(est.class_count_)))
