@@ -310,3 +310,52 @@ def test_report_dataset_from_a_pipeline_speaks_of_words():
     assert data.X.shape == (len(DOCS), len(_vocabulary()))
     study = Study(data, "multinomial", fitted=pipe)
     assert list(study.fitted.feature_names_in_) == _vocabulary()
+
+
+# -- files on disk and Dask: a vocabulary vectorizer names the columns -------------------------
+def _folder(root):
+    for i, (text, label) in enumerate(zip(DOCS, LABELS, strict=True)):
+        (root / label).mkdir(parents=True, exist_ok=True)
+        (root / label / f"{i}.txt").write_text(text)
+    return root
+
+
+def test_fit_files_with_a_scanned_vocabulary_names_the_columns(tmp_path):
+    from bayesnb import streaming
+
+    scan = streaming.scan_files(_folder(tmp_path / "corpus"), progress=False)
+    est = streaming.fit_files(bnb.MultinomialNB(), scan.files, scan.vectorizer, progress=False)
+    assert list(est.feature_names_in_) == _vocabulary()
+    assert_array_equal(est.predict(scan.vectorizer.transform(DOCS)), LABELS)  # no warning
+    hashed = streaming.fit_files(est, scan.files, progress=False)  # refit: hashed columns
+    assert not hasattr(hashed, "feature_names_in_")
+
+
+def test_cli_fit_of_a_folder_saves_the_vocabulary(tmp_path, capsys):
+    from bayesnb.cli import main
+
+    root = _folder(tmp_path / "corpus")
+    path = tmp_path / "m.nc"
+    assert main(["fit", "multinomial", "--data", str(root), "--out", str(path)]) == 0
+    capsys.readouterr()
+    back = bnb.load(path)
+    tree = back.sample_posterior(draws=2, chains=1, random_seed=0)
+    assert list(tree["posterior"]["feature"].values) == _vocabulary()
+    assert_array_equal(back.predict(CountVectorizer().fit(DOCS).transform(DOCS)), LABELS)
+
+
+def test_dask_bag_of_texts_with_a_vocabulary_names_the_columns():
+    db = pytest.importorskip("dask.bag")
+    from bayesnb.distributed import fit
+
+    vec = CountVectorizer().fit(DOCS)
+    est = fit(
+        bnb.MultinomialNB(),
+        db.from_sequence(DOCS, npartitions=3),
+        db.from_sequence(LABELS.tolist(), npartitions=3),
+        classes=np.unique(LABELS),
+        vectorizer=vec,
+    )
+    assert list(est.feature_names_in_) == _vocabulary()
+    ref = bnb.MultinomialNB().fit(vec.transform(DOCS), LABELS)
+    assert_array_equal(est.feature_count_, ref.feature_count_)
