@@ -240,7 +240,8 @@ def quiet() -> Iterator[list]:
     """Silence the warnings a report run expects; collect the ones it should report.
 
     Expected: the MLE's probability-0 documents (the table shows them as lpd = −inf), the
-    feature-name check after :func:`fit_named`, and library noise (xarray's join default,
+    feature-name check of a model file saved before names given by hand were recorded as
+    such (it warns on sparse input), and library noise (xarray's join default,
     PyTensor's BLAS). Pareto-k, sampler and convergence warnings are collected and returned.
     """
     with warnings.catch_warnings(record=True) as caught:
