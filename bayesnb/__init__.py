@@ -15,6 +15,7 @@ from bayesnb.gda import GDA
 from bayesnb.informative import most_informative_features
 from bayesnb.learning_curve import learning_curve
 from bayesnb.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
+from bayesnb.pipeline import final_estimator
 from bayesnb.poisson import PoissonNB
 
 try:
@@ -50,6 +51,7 @@ __all__ = [
     "__version__",
     "compare",
     "datasets",
+    "final_estimator",
     "learning_curve",
     "load",
     "most_informative_features",

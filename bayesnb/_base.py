@@ -7,6 +7,8 @@ the normalisation to probabilities live here once.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
@@ -17,6 +19,7 @@ from bayesnb.validation import (
     check_class_prior,
     check_classes,
     check_estimate,
+    check_feature_names,
     check_fitted,
     check_missing,
     check_sample_weight,
@@ -66,7 +69,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     """
 
     # -- fitting -----------------------------------------------------------------------------
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, feature_names=None):
         """Fit from scratch on (X, y).
 
         Parameters
@@ -77,6 +80,12 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             Class labels of any hashable type.
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative weights; an integer weight equals repeating the row.
+        feature_names : array-like of str, optional
+            One distinct name per column of X, e.g. ``vectorizer.get_feature_names_out()``:
+            stored as ``feature_names_in_`` (as a DataFrame's column names are), so the
+            ``feature`` coordinate of every DataTree, :func:`bayesnb.most_informative_features`
+            and saved files carry them. Input without column names (a sparse matrix) is then
+            expected at predict time; a DataFrame's names must equal them.
 
         Returns
         -------
@@ -85,9 +94,14 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         if _is_dask(X):
             from bayesnb.distributed import fit
 
-            return fit(self, X, y, sample_weight=sample_weight)
+            fit(self, X, y, sample_weight=sample_weight)
+            if feature_names is not None:
+                self._set_feature_names(feature_names)
+            return self
         self._check_params()
+        self.__dict__.pop("_feature_names_given", None)
         X, y = self._check_input(X, _require_y(self, y), reset=True)
+        names = self._given_names(feature_names)
         classes, codes = encode_labels(y, None)
         if len(classes) < 2:
             raise ValueError(
@@ -96,9 +110,45 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         self._reset_counts(X.shape[1])
         self._add_batch(X, codes, sample_weight)
+        if names is not None:
+            self._set_feature_names(names)
         return self
 
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
+    def _given_names(self, feature_names) -> np.ndarray | None:
+        """``feature_names`` checked against the validated X (before anything is counted)."""
+        if feature_names is None:
+            return None
+        names = check_feature_names(feature_names, self.n_features_in_)
+        own = getattr(self, "feature_names_in_", None)
+        if own is not None and [str(f) for f in own] != names.tolist():
+            raise ValueError(
+                "feature_names differs from the column names of the DataFrame X "
+                f"(first name {names[0]!r}, first column {own[0]!r}); pass one or the other"
+            )
+        return names
+
+    def _named(self, feature_names):
+        """A shallow copy of this fitted model whose columns carry ``feature_names`` (what
+        :func:`bayesnb.pipeline.final_estimator` returns; ``self`` is not changed)."""
+        view = self._shallow_copy()
+        view._set_feature_names(feature_names)
+        return view
+
+    def _shallow_copy(self):
+        """A copy sharing the statistics arrays, with caches of its own."""
+        view = copy.copy(self)
+        for cache in ("_tables", "_learned"):
+            if cache in self.__dict__:
+                view.__dict__[cache] = dict(self.__dict__[cache])
+        return view
+
+    def _set_feature_names(self, feature_names) -> None:
+        """Record names given by hand as ``feature_names_in_`` (they label input without
+        column names; see :func:`bayesnb.validation.names_checked_by`)."""
+        self.feature_names_in_ = check_feature_names(feature_names, self.n_features_in_)
+        self._feature_names_given = True
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None, feature_names=None):
         """Add a batch of data to the statistics (exact: statistics are sums).
 
         Parameters
@@ -108,6 +158,8 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         classes : array-like, optional
             Every label the model will see, required on the first call when later batches hold
             labels absent from the first; ignored afterwards unless it disagrees.
+        feature_names : array-like of str, optional
+            As in :meth:`fit`, on the first call; a later call may repeat the same names.
 
         Returns
         -------
@@ -116,7 +168,21 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         first = not hasattr(self, "classes_")
         if first:
             self._check_params()
+            self.__dict__.pop("_feature_names_given", None)
         X, y = self._check_input(X, _require_y(self, y), reset=first)
+        names = None
+        if first:
+            names = self._given_names(feature_names)
+        elif feature_names is not None:
+            own = getattr(self, "feature_names_in_", None)
+            names = check_feature_names(feature_names, self.n_features_in_)
+            if own is None or [str(f) for f in own] != names.tolist():
+                raise ValueError(
+                    "feature_names of a later partial_fit call must equal the names of the "
+                    "first call"
+                    + ("" if own is None else f" (first {own[0]!r}, given {names[0]!r})")
+                )
+            names = None
         if first:
             self.classes_ = check_classes(classes) if classes is not None else np.unique(y)
             self._reset_counts(X.shape[1])
@@ -127,6 +193,8 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             )
         _, codes = encode_labels(y, self.classes_)
         self._add_batch(X, codes, sample_weight)
+        if names is not None:
+            self._set_feature_names(names)
         return self
 
     def _add_batch(self, X, codes, sample_weight) -> None:

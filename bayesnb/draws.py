@@ -47,6 +47,7 @@ import xarray as xr
 
 from bayesnb.datatree import layout_attrs, layout_coords, to_datatree
 from bayesnb.families import family_of, get
+from bayesnb.pipeline import final_estimator
 from bayesnb.posterior.sampling import class_prior_draws, inverse_wishart_draws, with_estimate
 from bayesnb.posterior.summary import beta_summary
 from bayesnb.validation import ESTIMATES, check_class_prior, check_fitted
@@ -149,7 +150,9 @@ def point_estimate(est, estimate: str, var_names=None, features=None) -> xr.Data
 
     Parameters
     ----------
-    est : fitted BernoulliNB, MultinomialNB, CategoricalNB, PoissonNB or GDA
+    est : fitted bayesnb estimator, or a fitted Pipeline ending in one
+        (:func:`bayesnb.pipeline.final_estimator`: the transformers' feature names become
+        the ``feature`` coordinate)
     estimate : {"mle", "map", "mean", "bayes"}
         ``"bayes"`` (the posterior predictive) is accepted where it is a point: for the
         Bernoulli and categorical models it equals the posterior mean (the posterior
@@ -171,6 +174,7 @@ def point_estimate(est, estimate: str, var_names=None, features=None) -> xr.Data
         (GDA: its ``means_`` and ``covariance_``, diagonal variances as a diagonal matrix);
         the class prior honours ``class_prior=`` and ``fit_prior=False``.
     """
+    est = final_estimator(est)  # a fitted Pipeline: its last step, named
     fam = _family(est)
     check_fitted(est)
     _check_estimate(estimate)
@@ -216,6 +220,7 @@ def posterior_draws(
     arrays), without the DataTree wrapping, whose fixed cost (milliseconds) dominates when
     thousands of small posteriors are drawn (simulation-based calibration).
     """
+    est = final_estimator(est)  # a fitted Pipeline: its last step, named
     fam, draws, chains = _check_draws(est, draws, chains)
     return fam.compose_draws(
         est, draws, chains, random_seed, var_names, features, max_bytes, _posterior_draws
@@ -275,7 +280,9 @@ def sample_posterior(
 
     Parameters
     ----------
-    est : fitted BernoulliNB, MultinomialNB, CategoricalNB, PoissonNB or GDA
+    est : fitted bayesnb estimator, or a fitted Pipeline ending in one
+        (:func:`bayesnb.pipeline.final_estimator`: the transformers' feature names become
+        the ``feature`` coordinate)
     draws, chains : int
         Draws per chain and number of chains (positive). Chains are only a layout here.
     random_seed : int, SeedSequence or Generator, optional
@@ -301,6 +308,7 @@ def sample_posterior(
     xarray.DataTree
         Group ``posterior`` only (no ``sample_stats``: there is no sampler state).
     """
+    est = final_estimator(est)  # a fitted Pipeline: its last step, named
     fam, draws, chains = _check_draws(est, draws, chains)
     return fam.compose_sample_posterior(
         est, draws, chains, random_seed, var_names, features, max_bytes, _sample_posterior
@@ -337,7 +345,9 @@ def posterior_summary(est, ci_prob: float = 0.89, features=None) -> xr.Dataset:
 
     Parameters
     ----------
-    est : fitted BernoulliNB, MultinomialNB, CategoricalNB, PoissonNB or GDA
+    est : fitted bayesnb estimator, or a fitted Pipeline ending in one
+        (:func:`bayesnb.pipeline.final_estimator`: the transformers' feature names become
+        the ``feature`` coordinate)
     ci_prob : float, default 0.89
         Probability inside the interval (0 < ci_prob < 1); the bounds are the
         ``(1 ∓ ci_prob) / 2`` quantiles of the marginals.
@@ -352,6 +362,7 @@ def posterior_summary(est, ci_prob: float = 0.89, features=None) -> xr.Dataset:
         P = round(100 ci_prob). A fixed class prior has sd 0; a moment that does not exist is
         NaN.
     """
+    est = final_estimator(est)  # a fitted Pipeline: its last step, named
     fam = _family(est)
     check_fitted(est)
     reason = fam.summary_refusal(est)

@@ -38,6 +38,7 @@ import pandas as pd
 
 from bayesnb.families import Family, family_of, get, has_family
 from bayesnb.families import names as family_names
+from bayesnb.pipeline import final_estimator
 from bayesnb.validation import check_fitted
 
 __all__ = ["most_informative_features"]
@@ -147,9 +148,10 @@ def most_informative_features(
 
     Parameters
     ----------
-    est : fitted bayesnb MultinomialNB, BernoulliNB or PoissonNB
+    est : fitted bayesnb MultinomialNB, BernoulliNB or PoissonNB, or a fitted Pipeline ending in one
         The posterior is read from the fitted statistics (the ``estimate`` setting does not
-        matter; an ``alpha="evidence"`` fit uses its learned ``alpha_``).
+        matter; an ``alpha="evidence"`` fit uses its learned ``alpha_``). A pipeline's
+        transformers name the features (:func:`bayesnb.pipeline.final_estimator`).
     n : int, default 20
         Features kept per pair (all features when the model has fewer).
     classes : None, list of labels, or list of (class, versus) pairs, optional
@@ -158,7 +160,8 @@ def most_informative_features(
     ci_prob : float, default 0.9
         Probability inside the equal-tailed credible interval (0 < ci_prob < 1).
     feature_names : sequence of str, optional
-        Names of the columns; default ``est.feature_names_in_``, else ``x0, x1, ...``.
+        Names of the columns; default ``est.feature_names_in_`` (a pipeline's vocabulary, the
+        names given to ``fit``, a DataFrame's columns), else ``x0, x1, ...``.
     draws : int, default 10000
         Exact posterior draws per pair used for the interval bounds (at least 100).
     random_seed : int, numpy Generator or None, default 0
@@ -182,6 +185,7 @@ def most_informative_features(
     ValueError
         Bad ``n``, ``ci_prob``, ``draws``, ``feature_names`` or classes not in the model.
     """
+    est = final_estimator(est)
     family = _family(est)
     check_fitted(est)
     marg = family.informative_marginals(est)

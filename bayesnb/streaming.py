@@ -541,7 +541,7 @@ def fit_files(
     Returns
     -------
     estimator
-        The fitted estimator.
+        The fitted estimator (a vocabulary's words are its ``feature_names_in_``).
 
     Raises
     ------
@@ -551,7 +551,7 @@ def fit_files(
         On a CSV file without ``label``/``text`` columns or with an unlabelled row, fewer than
         2 classes, no documents, or a label outside ``classes``.
     """
-    from bayesnb.distributed.chunks import _check_vectorizer
+    from bayesnb.distributed.chunks import _check_vectorizer, name_by_vocabulary
     from bayesnb.distributed.reduce import _chunk_statistics
 
     _check_chunk_size(chunk_size)
@@ -583,7 +583,7 @@ def fit_files(
     shell = clone(estimator)
     shell.classes_ = classes
     shell.n_features_in_ = n_features
-    for attr in ("feature_names_in_", "_tables"):
+    for attr in ("feature_names_in_", "_feature_names_given", "_tables"):
         vars(estimator).pop(attr, None)
     estimator.classes_ = classes
     estimator.n_features_in_ = n_features
@@ -607,5 +607,6 @@ def fit_files(
         vars(estimator).pop("classes_", None)
         raise ValueError(f"no documents found in {source!r}")
     estimator._statistics_changed()
+    name_by_vocabulary(estimator, vectorizer)  # the words of a scan_files vocabulary
     bar.close()
     return estimator

@@ -8,6 +8,7 @@ numbers or arrays. Errors name the argument and the problem.
 
 from __future__ import annotations
 
+import copy
 from numbers import Real
 from typing import Any
 
@@ -16,6 +17,7 @@ import scipy.sparse as sp
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import (
     _check_sample_weight,
+    _get_feature_names,
     check_is_fitted,
     column_or_1d,
     validate_data,
@@ -34,6 +36,7 @@ __all__ = [
     "check_class_alpha",
     "check_class_prior",
     "check_estimate",
+    "check_feature_names",
     "check_missing",
     "check_sample_weight",
     "encode_labels",
@@ -71,6 +74,69 @@ def check_missing(missing) -> str:
     if not isinstance(missing, str) or missing not in MISSING:
         raise ValueError(f"missing must be one of {MISSING}, got {missing!r}")
     return missing
+
+
+def check_feature_names(feature_names, n_features: int) -> np.ndarray:
+    """Return ``feature_names`` as an object array after checking it names every column once.
+
+    Parameters
+    ----------
+    feature_names : array-like of str
+        One name per column (a transformer's ``get_feature_names_out()``, a vocabulary).
+    n_features : int
+        Number of columns of the fitted X.
+
+    Raises
+    ------
+    TypeError
+        A single string, or a name that is not a string.
+    ValueError
+        Not one name per column, or a name that occurs twice.
+    """
+    if isinstance(feature_names, str | bytes):
+        raise TypeError("feature_names must be a sequence of names, not a single string")
+    try:
+        names = np.asarray(list(feature_names), dtype=object)
+    except TypeError:
+        raise TypeError(
+            f"feature_names must be a sequence of strings, got {type(feature_names).__name__}"
+        ) from None
+    if names.ndim != 1:
+        raise ValueError(f"feature_names must be 1-D, got shape {names.shape}")
+    if names.size != n_features:
+        raise ValueError(
+            f"feature_names has {names.size} names for {n_features} features (columns of X)"
+        )
+    bad = [j for j, f in enumerate(names) if not isinstance(f, str)]
+    if bad:
+        j = bad[0]
+        raise TypeError(
+            f"feature_names must hold strings; position {j} holds {names[j]!r} "
+            f"({type(names[j]).__name__})"
+        )
+    unique, counts = np.unique(names.astype(str), return_counts=True)
+    if unique.size != names.size:
+        raise ValueError(f"feature_names holds duplicate names: {unique[counts > 1][:5].tolist()}")
+    return np.array([str(f) for f in names], dtype=object)
+
+
+def names_checked_by(estimator, X, reset: bool):
+    """The estimator scikit-learn's ``validate_data`` checks ``X``'s column names against.
+
+    Names given by hand (``fit(..., feature_names=...)``, a pipeline's vocabulary) label the
+    columns of input that has none (a sparse matrix, an array): such input is expected, not
+    a mismatch worth scikit-learn's "X does not have valid feature names" warning. For it a
+    shallow copy without ``feature_names_in_`` is validated instead (the estimator itself is
+    never changed, so concurrent predictions are safe). A DataFrame is still checked
+    against the names, and DataFrame-fitted models keep scikit-learn's behaviour.
+    """
+    if reset or not getattr(estimator, "_feature_names_given", False):
+        return estimator
+    if _get_feature_names(X) is not None:
+        return estimator
+    view = copy.copy(estimator)
+    view.__dict__.pop("feature_names_in_", None)
+    return view
 
 
 def _cells(X, bad_values) -> tuple[np.ndarray, np.ndarray]:
@@ -191,11 +257,12 @@ def check_X(
         ensure_all_finite=False,  # checked below, NaN told apart from infinity
         reset=reset,
     )
+    checked = names_checked_by(estimator, X, reset)
     try:
         if y is not None:
-            X, y = validate_data(estimator, X, y, y_numeric=False, multi_output=False, **params)
+            X, y = validate_data(checked, X, y, y_numeric=False, multi_output=False, **params)
         else:
-            X = validate_data(estimator, X, **params)
+            X = validate_data(checked, X, **params)
     except (TypeError, ValueError) as exc:
         raise _not_numeric(exc, "X") from None
     if sp.issparse(X) and X.format != "csr":

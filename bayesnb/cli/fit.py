@@ -136,9 +136,6 @@ def fit_streamed(args) -> int:
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         raise DataError(f"cannot fit {args.model} to --data {spec!r}: {one_line(exc)}") from exc
     seconds = time.perf_counter() - t0
-    if not args.hash_features:
-        words = [str(f) for f in vec.get_feature_names_out()]
-        est.feature_names_in_ = np.asarray(words, dtype=object)
     out = Path(args.out)
     save_model(est, out)
     n_docs = round(float(np.sum(est.class_count_)))

@@ -11,8 +11,6 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-import numpy as np
-
 from bayesnb import families
 from bayesnb.cli.errors import DataError, one_line
 
@@ -111,8 +109,7 @@ def fit_named(est, X, y, feature_names):
     """Fit and record the feature names (the vocabulary for text), so saved files carry them."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        est.fit(X, y)
-    est.feature_names_in_ = np.asarray([str(f) for f in feature_names], dtype=object)
+        est.fit(X, y, feature_names=[str(f) for f in feature_names])
     return est
 
 

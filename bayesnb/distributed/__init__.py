@@ -40,6 +40,7 @@ from bayesnb.distributed.chunks import (  # noqa: F401
     _flat_delayed,
     _is_bag,
     _transform,
+    name_by_vocabulary,
     vectorize,
 )
 from bayesnb.distributed.reduce import (  # noqa: F401
@@ -208,7 +209,7 @@ def fit(
     if total is None:
         raise ValueError("X has no rows: every chunk is empty")
 
-    for attr in ("feature_names_in_", "_tables"):
+    for attr in ("feature_names_in_", "_feature_names_given", "_tables"):
         vars(estimator).pop(attr, None)
     estimator.classes_ = classes
     estimator.n_features_in_ = int(X.shape[1])
@@ -216,6 +217,7 @@ def fit(
     estimator._reset_counts(estimator.n_features_in_)
     estimator._merge_statistics({key: _owned(_unpack(value)) for key, value in total.items()})
     estimator._statistics_changed()
+    name_by_vocabulary(estimator, vectorizer if texts else None)  # a vocabulary's words
     return estimator
 
 

@@ -59,6 +59,13 @@ def _check_vectorizer(vectorizer, estimator=None):
     return vectorizer
 
 
+def name_by_vocabulary(estimator, vectorizer) -> None:
+    """Name the fitted estimator's columns with a vocabulary vectorizer's words (a
+    ``CountVectorizer``); a hashing vectorizer has no names and leaves ``x0, x1, ...``."""
+    if vectorizer is not None and hasattr(vectorizer, "get_feature_names_out"):
+        estimator._set_feature_names([str(f) for f in vectorizer.get_feature_names_out()])
+
+
 def _as_array(values) -> np.ndarray:
     """A chunk as an ndarray: bag partitions arrive as lists or lazy iterators."""
     return values if isinstance(values, np.ndarray) else np.asarray(list(values))

@@ -75,12 +75,18 @@ def save(est, path) -> None:
 
     Parameters
     ----------
-    est : fitted estimator of a registered family (``bayesnb.families.names()``)
+    est : fitted estimator of a registered family (``bayesnb.families.names()``), or a fitted
+        Pipeline ending in one
+        For a pipeline the file holds its last step, with the transformers' feature names (the
+        vocabulary) as its features (:func:`bayesnb.pipeline.final_estimator`); the
+        transformers themselves are not saved, and :func:`load` returns the estimator.
     path : str or path-like
         Target file; its folder must exist. An existing file is replaced only once the new
         one is completely written.
     """
-    tree = to_tree(est, FORMAT_VERSION)
+    from bayesnb.pipeline import final_estimator
+
+    tree = to_tree(final_estimator(est), FORMAT_VERSION)
     target = Path(path)
     if target.is_dir():
         raise IsADirectoryError(f"cannot save to {str(target)!r}: it is a folder, not a file name")

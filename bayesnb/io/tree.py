@@ -103,6 +103,10 @@ def to_tree(est, version: int) -> xr.DataTree:
         "feature_names": names_in is not None,
         "n_features_in": int(est.n_features_in_),
     } | family.file_fitted(est, out)
+    if getattr(est, "_feature_names_given", False):
+        # Names given by hand (a vocabulary): input without column names is expected at
+        # predict time. Written only then, so other files stay as they were.
+        fitted["feature_names_given"] = True
     params_json = json.dumps(family.file_params(est, out), sort_keys=True)
     fitted_json = json.dumps(fitted, sort_keys=True)
     coords = {"class": classes, "feature": features}
@@ -268,6 +272,8 @@ def _build(file: ModelFile, kwargs: dict, arrays: dict, ds: xr.Dataset):
     est.n_features_in_ = int(fitted["n_features_in"])
     if fitted["feature_names"]:
         est.feature_names_in_ = np.array([str(f) for f in arrays["feature"]], dtype=object)
+        if fitted.get("feature_names_given", False):
+            est._feature_names_given = True
     file.statistics = {k: np.array(v, copy=True) for k, v in arrays.items() if k in ds.data_vars}
     check_statistics(file.path, file.statistics, fitted, len(arrays["feature"]))
     family.restore_statistics(est, file)

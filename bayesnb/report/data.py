@@ -19,6 +19,7 @@ from sklearn.model_selection import train_test_split
 
 from bayesnb import families
 from bayesnb.families._protocol import Unsupported
+from bayesnb.pipeline import final_estimator
 
 __all__ = [  # noqa: F822 (MODELS is computed by __getattr__)
     "KINDS",
@@ -109,6 +110,35 @@ class Dataset:
             np.arange(n), test_size=self.test_size, stratify=stratify, random_state=self.seed
         )
 
+    @classmethod
+    def from_pipeline(cls, name: str, pipeline, docs, y, *, kind: str = "text", **kwargs):
+        """The data set a fitted pipeline's transformers make of raw ``docs``.
+
+        ``X`` is ``pipeline[:-1].transform(docs)`` and ``feature_names`` the names of its
+        columns (the vocabulary of a ``CountVectorizer``; ``x0, x1, ...`` when the
+        transformers name none), so the report's parameter, informative-feature and
+        smoothing sections speak of words. Study the pipeline's model with
+        ``Study(data, model, fitted=pipeline)``.
+
+        Parameters
+        ----------
+        name : str
+        pipeline : fitted scikit-learn Pipeline ending in a bayesnb estimator
+        docs : what the pipeline's first step takes (documents)
+        y : array-like of labels
+        kind : {"counts", "text", "continuous"}, default "text"
+        **kwargs
+            Further :class:`Dataset` fields (``description``, ``test_size``, ``seed``...).
+        """
+        est = final_estimator(pipeline)
+        if est is pipeline or len(pipeline.steps) < 2:
+            raise TypeError("pipeline must be a fitted Pipeline with transformers before its model")
+        X = pipeline[:-1].transform(docs)
+        names = getattr(est, "feature_names_in_", None)
+        if names is None:
+            names = [f"x{j}" for j in range(X.shape[1])]
+        return cls(name, X, np.asarray(y), feature_names=names, kind=kind, **kwargs)
+
     @property
     def X_train(self):
         return self.X[self.train]
@@ -160,9 +190,10 @@ class Study:
         ``"categorical"``, ``"poisson"``, ``"dcm"``, ``"gda"``.
     estimator : bayesnb estimator, optional
         The unfitted configuration (default :func:`default_estimator`); it is cloned.
-    fitted : fitted estimator, optional
-        A model fitted elsewhere (``bayesnb report`` of a saved file); the report scores it on
-        the data and studies its configuration on the split.
+    fitted : fitted estimator or fitted Pipeline ending in one, optional
+        A model fitted elsewhere (``bayesnb report`` of a saved file, a text pipeline with
+        :meth:`Dataset.from_pipeline`); the report scores it on the data and studies its
+        configuration on the split.
     source : str, optional
         Where ``fitted`` came from (a file path), shown in the report.
     """
@@ -177,6 +208,8 @@ class Study:
         models = report_models()
         if self.model not in models:
             raise ValueError(f"model must be one of {models}, got {self.model!r}")
+        if self.fitted is not None:
+            self.fitted = final_estimator(self.fitted)  # a pipeline: its model, named
         if self.estimator is None:
             self.estimator = default_estimator(self.model, self.data)
 
@@ -196,9 +229,7 @@ class Study:
 
 def fit_named(est, X, y, feature_names):
     """Fit ``est`` and record the feature names (so DataTree coordinates are readable)."""
-    est.fit(X, y)
-    est.feature_names_in_ = np.asarray(feature_names, dtype=object)
-    return est
+    return est.fit(X, y, feature_names=[str(f) for f in feature_names])
 
 
 @contextmanager
@@ -206,7 +237,8 @@ def quiet() -> Iterator[list]:
     """Silence the warnings a report run expects; collect the ones it should report.
 
     Expected: the MLE's probability-0 documents (the table shows them as lpd = −inf), the
-    feature-name check after :func:`fit_named`, and library noise (xarray's join default,
+    feature-name check of a model file saved before names given by hand were recorded as
+    such (it warns on sparse input), and library noise (xarray's join default,
     PyTensor's BLAS). Pareto-k, sampler and convergence warnings are collected and returned.
     """
     with warnings.catch_warnings(record=True) as caught:

@@ -37,6 +37,7 @@ from bayesnb.validation import (
     check_estimate,
     check_fitted,
     check_missing,
+    names_checked_by,
 )
 
 __all__ = ["CLASS_PRIOR_PARAMS", "ColumnwiseNB"]
@@ -315,7 +316,7 @@ class ColumnwiseNB(_BlockSpec, GenerativeClassifier):
         through its block); NaN is refused here, naming ColumnwiseNB and the cells of X."""
         check_fitted(self)
         X = self._as_input(X)
-        validate_data(self, X, reset=False, skip_check_array=True)
+        validate_data(names_checked_by(self, X, False), X, reset=False, skip_check_array=True)
         parts = self._select(X)
         if self._check_finite_blocks(X, parts):
             raise ValueError(
@@ -349,7 +350,7 @@ class ColumnwiseNB(_BlockSpec, GenerativeClassifier):
             self._setup(X, spec)
         else:
             check_fitted(self)
-            validate_data(self, X, reset=False, skip_check_array=True)
+            validate_data(names_checked_by(self, X, False), X, reset=False, skip_check_array=True)
         parts, y_out, raw = [], y, self._select(X)
         self._check_finite_blocks(X, raw)  # before the blocks: the message names X's cells
         for (_, block, _), part in zip(self.estimators_, raw, strict=True):
@@ -393,17 +394,32 @@ class ColumnwiseNB(_BlockSpec, GenerativeClassifier):
             block._statistics_changed()
         super()._statistics_changed()
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, feature_names=None):
         """Fit every block on its columns with one label encoding (see ``GenerativeClassifier``).
 
         Estimates that can fail (a singular GDA ``"mle"`` covariance) are computed here, as
-        the blocks' own ``fit`` would.
+        the blocks' own ``fit`` would. ``feature_names`` name the columns of X; every block
+        gets the names of its columns. Blocks select columns of input without names by
+        position (a string selector needs a DataFrame).
         """
-        super().fit(X, y, sample_weight=sample_weight)
+        super().fit(X, y, sample_weight=sample_weight, feature_names=feature_names)
         for _, block, _ in self._blocks():
             if isinstance(getattr(type(block), "_fitted", None), property):
                 block._fitted  # noqa: B018 - factorise now (cached for prediction)
         return self
+
+    def _shallow_copy(self):
+        """A copy whose blocks are copies too (naming them leaves these blocks alone)."""
+        view = super()._shallow_copy()
+        view.estimators_ = [(n, b._shallow_copy(), idx) for n, b, idx in self.estimators_]
+        view.named_estimators_ = Bunch(**{n: b for n, b, _ in view.estimators_})
+        return view
+
+    def _set_feature_names(self, feature_names) -> None:
+        """Name the columns of X, and every block's columns with their names."""
+        super()._set_feature_names(feature_names)
+        for _, block, idx in self.estimators_:
+            block._set_feature_names(self.feature_names_in_[idx])
 
     def _blocks(self) -> list[tuple[str, GenerativeClassifier, np.ndarray]]:
         """The fitted blocks, scoring with ``estimate`` when it is set (else their own)."""

@@ -138,13 +138,13 @@ class GDA(GenerativeClassifier):
             return check_X(self, X, reset=reset, allow_sparse=False, missing=self._missing)
         return check_X_y(self, X, y, reset=reset, allow_sparse=False, missing=self._missing)
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, feature_names=None):
         """Fit from scratch on (X, y); see :meth:`GenerativeClassifier.fit`.
 
         The estimate is computed and factorised here, so a singular ``"mle"`` covariance
         fails at fit time. ``partial_fit`` stays lazy: a batch may be singular on its own.
         """
-        super().fit(X, y, sample_weight=sample_weight)
+        super().fit(X, y, sample_weight=sample_weight, feature_names=feature_names)
         if self._stats.total_count <= 0 < self.class_count_.sum():
             raise ValueError(
                 "GDA(missing='ignore') fits the class means and covariance on complete rows, "

@@ -1,0 +1,76 @@
+"""Pipelines: a fitted scikit-learn ``Pipeline`` ending in a bayesnb estimator -> that
+estimator, its columns named by the steps before it.
+
+scikit-learn's ``Pipeline.fit`` hands its last step the transformed matrix only (for text a
+bare sparse matrix): the estimator never sees the vocabulary, and no hook of the ``Pipeline``
+protocol lets it ask (metadata routing passes what the caller knows *before* the fit, and
+the vocabulary exists only after the vectoriser's fit). So the names are read when they
+are needed: every bayesnb function that reads parameters by feature (draws, summaries,
+:func:`bayesnb.most_informative_features`, :func:`bayesnb.io.save`) accepts the fitted
+pipeline and calls :func:`final_estimator`, which names the last step's columns with
+``pipe[:-1].get_feature_names_out()``. The pipeline itself is not changed (a named shallow
+copy of its last step is used), so ``clone``, grid search and refits behave as in
+scikit-learn. The other route is ``fit(X, y, feature_names=vectorizer.get_feature_names_out())``
+on the estimator itself.
+"""
+
+from __future__ import annotations
+
+from bayesnb.families import has_family
+
+__all__ = ["final_estimator"]
+
+
+def _is_pipeline(model) -> bool:
+    # Duck-typed (steps + slicing), so a Pipeline subclass or imblearn's Pipeline qualify.
+    return hasattr(model, "steps") and hasattr(model, "__getitem__")
+
+
+def final_estimator(model):
+    """The bayesnb estimator of ``model``: ``model`` itself, or the last step of a pipeline
+    with the feature names of the steps before it.
+
+    Parameters
+    ----------
+    model : fitted bayesnb estimator or fitted scikit-learn ``Pipeline``
+        A pipeline's last step must be a bayesnb estimator. When the steps before it offer
+        ``get_feature_names_out`` (``CountVectorizer``, ``TfidfVectorizer``, a
+        ``ColumnTransformer``, feature selectors) and the estimator has no names of its own,
+        the estimator returned carries them as ``feature_names_in_``.
+
+    Returns
+    -------
+    estimator
+        ``model`` unchanged when it is an estimator, when the pipeline's estimator has names
+        already (``fit(..., feature_names=...)``, a DataFrame) or when the transformers
+        offer none (``HashingVectorizer``: columns stay ``x0, x1, ...``); otherwise a shallow
+        copy of the pipeline's last step with the names (the pipeline is not changed).
+
+    Raises
+    ------
+    TypeError
+        The pipeline's last step is not a bayesnb estimator.
+    ValueError
+        The transformers give another number of names than the estimator has columns.
+    """
+    if not _is_pipeline(model):
+        return model
+    est = model.steps[-1][1]
+    if not has_family(est):
+        raise TypeError(
+            f"the last step of the pipeline is {type(est).__name__}, not a bayesnb estimator"
+        )
+    if len(model.steps) < 2 or getattr(est, "feature_names_in_", None) is not None:
+        return est
+    if not hasattr(est, "n_features_in_"):
+        return est  # unfitted: the function that reads it says so
+    try:
+        names = model[:-1].get_feature_names_out()
+    except AttributeError:  # a step without names (HashingVectorizer, FunctionTransformer)
+        return est
+    if len(names) != est.n_features_in_:
+        raise ValueError(
+            f"the steps before {type(est).__name__} name {len(names)} features but it was "
+            f"fitted on {est.n_features_in_} columns"
+        )
+    return est._named(names)
