@@ -41,5 +41,15 @@ class DCMFamily(
         """No: β has no conjugate prior; ``"bayes"`` is refused (use ``fit_pymc``)."""
         return False
 
+    # inspection
+    def inspect_statistics(self, est) -> list[tuple[str, str]]:
+        """Documents, tokens and distinct words per class."""
+        counts = est.feature_count_
+        return [
+            *super().inspect_statistics(est),
+            ("tokens", f"{counts.sum():,.0f} ({self.per_class(est, counts.sum(axis=1))})"),
+            ("distinct words", self.per_class(est, (counts > 0).sum(axis=1))),
+        ]
+
 
 FAMILY = register(DCMFamily())
