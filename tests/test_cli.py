@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import csv
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -483,6 +485,47 @@ def test_demo_without_fortunes(tmp_path, monkeypatch, installed):
     assert len(notes) == 1 and "fortunes skipped" in notes[0]
     assert ("unknown category" if installed else "apt-get install fortunes") in notes[0]
     assert {s.data.name for s in studies} == {"digits", "breast_cancer", "wine"}
+
+
+def test_demo_fortunes_folder_from_the_environment(tmp_path, monkeypatch):
+    # BAYESNB_FORTUNES wins over the Debian path: a missing folder gives one line on how to
+    # get the fortunes, a folder of the demo's categories gives the real-text studies.
+    monkeypatch.setenv(datasets.FORTUNES_ENV, str(tmp_path / "missing"))
+    notes: list[str] = []
+    _demo_studies(0, True, notes)
+    assert len(notes) == 1 and "\n" not in notes[0]
+    assert "sudo apt-get install fortunes" in notes[0] and datasets.FORTUNES_ENV in notes[0]
+    assert str(tmp_path / "missing") in notes[0]
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    for cat in DEMO_FORTUNES:
+        (folder / cat).write_text(f"{cat} one about {cat}.\n%\n{cat} two.\n%\nAnd three.\n")
+    monkeypatch.setenv(datasets.FORTUNES_ENV, str(folder))
+    notes = []
+    studies = _demo_studies(0, True, notes)
+    assert notes == []
+    assert [s.model for s in studies if s.data.name == "fortunes"] == ["multinomial", "bernoulli"]
+
+
+def test_make_demo_says_how_to_get_the_fortunes(tmp_path):
+    make = Path(__file__).parents[1] / "Makefile"
+    if not shutil.which("make"):
+        pytest.skip("make is not installed")
+    env = {**os.environ, "BAYESNB_FORTUNES": str(tmp_path / "missing")}
+    done = subprocess.run(
+        ["make", "-s", "-f", str(make), "fortunes"], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"note: no fortunes at {tmp_path / 'missing'}, so the demo has no real-text study: "
+        "install them with 'sudo apt-get install fortunes' (Debian/Ubuntu) or set "
+        "BAYESNB_FORTUNES to a folder of fortune files"
+    ]
+    env["BAYESNB_FORTUNES"] = str(tmp_path)  # present: nothing to say
+    done = subprocess.run(
+        ["make", "-s", "-f", str(make), "fortunes"], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0 and done.stderr == ""
 
 
 # -- fit: a corpus on disk is streamed --------------------------------------------------------

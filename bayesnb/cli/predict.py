@@ -186,6 +186,8 @@ def run(args) -> int:
             writer = csv.writer(fh, lineterminator="\n")
             writer.writerow(["document", "predicted", *(f"proba_{c}" for c in est.classes_)])
             for names, X in chunks:
+                if not names:  # a CSV file with a header only
+                    continue
                 with warnings.catch_warnings():
                     warnings.filterwarnings("ignore", message=".*does not have valid feature names")
                     proba = scorer.predict_proba(X)
