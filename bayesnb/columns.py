@@ -28,6 +28,7 @@ import scipy.sparse as sp
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
 
 from bayesnb.families import family_of, has_family
+from bayesnb.streaming import _is_csv, list_files
 
 __all__ = ["TextColumns", "iter_texts", "record_vectorizer", "text_files", "vectorizer_params"]
 
@@ -103,8 +104,11 @@ class TextColumns:
 
     Attributes
     ----------
-    estimator : the estimator that scores the columns: ``est``, or a copy with one more
-        column for the words ``est`` never saw (:meth:`Family.unseen_column`)
+    estimator : fitted estimator
+        The estimator that scores the columns: ``est``, or a copy with one more column for
+        the words ``est`` never saw (``Family.unseen_column``).
+    vectorizer : CountVectorizer or HashingVectorizer
+        Rebuilt from the model's record, fitted.
     hashed : bool
         Whether the model's columns are hashed.
     unseen : {"dropped", "pooled into UNK", None}
@@ -174,11 +178,6 @@ class TextColumns:
 
 
 # -- documents with their names ----------------------------------------------------------------
-def _is_csv(path: Path) -> bool:
-    name = path.name.lower()
-    return name.endswith(".csv") or name.endswith(".csv.gz")
-
-
 def text_files(source: str | os.PathLike) -> list[Path]:
     """The files of ``source`` as :func:`bayesnb.streaming.list_files` lists them, or the
     visible files of a plain folder of documents (new text need not be sorted by class).
@@ -188,8 +187,6 @@ def text_files(source: str | os.PathLike) -> list[Path]:
     FileNotFoundError, ValueError
         A path that names nothing; a folder without documents.
     """
-    from bayesnb.streaming import list_files
-
     folder = Path(source)
     visible = (
         sorted(p for p in folder.iterdir() if not p.name.startswith(".")) if folder.is_dir() else []

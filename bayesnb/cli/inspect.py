@@ -30,7 +30,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         description=(
             "Print the model in MODEL_FILE: its type and parameters, classes, features "
             "(the words of a text model), learned alpha, log evidence, the training "
-            "statistics, a closed-form posterior summary (mean, sd and 94%% interval, as "
+            "statistics, a closed-form posterior summary (mean, sd and 94% interval, as "
             "az.summary) and the most informative features, and how to rescore it under "
             "another estimate. Nothing but the file is read."
         ),
