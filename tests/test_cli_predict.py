@@ -319,3 +319,24 @@ def test_bad_options(tmp_path, capsys):
         capsys,
         "cannot write --out",
     )
+
+
+def test_large_vocabulary_with_a_long_word_loads(tmp_path, capsys):
+    # Feature names are stored as variable-length strings; the size check before reading
+    # counted each at the longest name's width and refused such files (the demo's fortunes).
+    rng = np.random.default_rng(7)
+    words = [f"w{i:05d}" for i in range(4000)] + ["x" * 300]
+    texts = [" ".join(rng.choice(words, size=30)) for _ in range(40)]
+    X = CountVectorizer(vocabulary=words).fit_transform(texts)
+    est = bnb.MultinomialNB().fit(X, np.arange(40) % 2)
+    est.feature_names_in_ = np.asarray(words, dtype=object)
+    record_vectorizer(est, CountVectorizer())
+    path = tmp_path / "big.nc"
+    est.save(path)
+    declared = 4 * 300 * len(words)  # what the string coordinate's dtype declares
+    assert declared > 2 * path.stat().st_size + (1 << 20)
+    loaded = bnb.load(path)
+    assert_array_equal(loaded.feature_names_in_, words)
+    assert_array_equal(loaded.predict_proba(X), est.predict_proba(X))
+    assert main(["inspect", str(path)]) == 0
+    assert "features: 4,001 words: w00000, w00001" in capsys.readouterr().out
