@@ -340,3 +340,23 @@ def test_large_vocabulary_with_a_long_word_loads(tmp_path, capsys):
     assert_array_equal(loaded.predict_proba(X), est.predict_proba(X))
     assert main(["inspect", str(path)]) == 0
     assert "features: 4,001 words: w00000, w00001" in capsys.readouterr().out
+
+
+def test_model_warnings_said_once_with_their_total(tmp_path, capsys):
+    model = _fit(tmp_path, capsys)
+    flat = tmp_path / "mixed"
+    flat.mkdir()
+    for i in range(3):  # a spam word and a ham word: probability 0 under both for the MLE
+        (flat / f"{i}.txt").write_text("win meeting")
+    out = tmp_path / "p.csv"
+    argv = ["predict", model, "--data", flat, "--out", out, "--estimate", "mle"]
+    rc, _, err = _run([*argv, "--chunk-size", 1], capsys)
+    assert rc == 0, err
+    notes = [line for line in err.splitlines() if line.startswith("bayesnb: note: ")]
+    assert len(notes) == 1 and notes[0].startswith(
+        "bayesnb: note: 3 document(s) have probability 0 under every class"
+    )
+    est = bnb.load(model)
+    assert_allclose(
+        _proba(pd.read_csv(out), est.classes_), np.exp(est.class_log_prior_)[None].repeat(3, 0)
+    )

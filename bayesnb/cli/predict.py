@@ -179,6 +179,7 @@ def run(args) -> int:
         scorer = est
     out = None if args.out == "-" else Path(args.out)
     bar = _Progress("predict", total, True)
+    notes = _Notes()
     n_docs = 0
     try:
         with _Output(out) as fh:
@@ -187,9 +188,11 @@ def run(args) -> int:
             for names, X in chunks:
                 if not names:  # a CSV file with a header only
                     continue
-                with warnings.catch_warnings():
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always", RuntimeWarning)
                     warnings.filterwarnings("ignore", message=".*does not have valid feature names")
                     proba = scorer.predict_proba(X)
+                notes.add(caught)
                 best = scorer.classes_[np.argmax(proba, axis=1)]
                 for name, label, row in zip(names, best, proba, strict=True):
                     writer.writerow([name, label, *map(repr, row.tolist())])
@@ -209,12 +212,33 @@ def run(args) -> int:
         bar.close(failed=True)
         raise DataError(f"cannot predict --data {spec!r}: {one_line(exc)}") from None
     bar.close(f" ({columns.summary()})" if columns is not None else "")
+    notes.print()
     if out is not None:
         print(
             f"predictions of {n_docs:,} documents ({type(est).__name__}, estimate="
             f"{est.estimate}): {out}"
         )
     return 0
+
+
+class _Notes:
+    """The model's warnings over all chunks, each said once on stderr with the chunks' total
+    (a warning per chunk would repeat itself; "N document(s) ..." counts are summed)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+
+    def add(self, caught) -> None:
+        for w in caught:
+            text = " ".join(str(w.message).split())
+            head, _, rest = text.partition(" ")
+            n = int(head) if head.isdigit() else 1
+            key = rest if head.isdigit() else text
+            self.counts[key] = self.counts.get(key, 0) + n
+
+    def print(self) -> None:
+        for text, n in self.counts.items():
+            print(f"bayesnb: note: {n:,} {text}", file=sys.stderr)
 
 
 class _Output:
