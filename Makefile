@@ -8,7 +8,7 @@ PYTHON312 := $(shell if python3.12 --version >/dev/null 2>&1; then echo python3.
 	ls -d $$(pyenv root)/versions/3.12*/bin/python3.12 | tail -n 1; fi)
 export PYTENSOR_FLAGS ?= blas__ldflags=
 
-.PHONY: demo test bench lint fuzz docs clean
+.PHONY: demo fortunes test bench lint fuzz docs clean
 
 $(VENV)/.installed: pyproject.toml
 	@if [ -z "$(PYTHON312)" ]; then echo "error: Python 3.12 not found (install it, e.g. 'pyenv install 3.12')" >&2; exit 2; fi
@@ -17,7 +17,23 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e ".[dev,dask,docs]"
 	@touch $@
 
-demo: $(VENV)/.installed
+# The demo's real-text study reads Debian's fortunes: installed here when missing and we are
+# root with apt-get (quietly, as .ci/run does); otherwise one line says how to get them.
+# BAYESNB_FORTUNES names another folder of fortune files (bayesnb reads it too).
+FORTUNES := $(or $(BAYESNB_FORTUNES),/usr/share/games/fortunes)
+
+fortunes:
+	@if [ ! -d "$(FORTUNES)" ] && [ "$(FORTUNES)" = /usr/share/games/fortunes ] \
+	  && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing Debian's fortunes for the demo's text study (apt-get install fortunes)" >&2; \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fortunes; } \
+	    >/dev/null 2>&1 || true; \
+	fi
+	@[ -d "$(FORTUNES)" ] || echo "note: no fortunes at $(FORTUNES), so the demo has no \
+	real-text study: install them with 'sudo apt-get install fortunes' (Debian/Ubuntu) or set \
+	BAYESNB_FORTUNES to a folder of fortune files" >&2
+
+demo: $(VENV)/.installed fortunes
 	$(VENV)/bin/bayesnb demo
 
 test: $(VENV)/.installed

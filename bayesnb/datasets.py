@@ -31,6 +31,8 @@ __all__ = [
 
 FORTUNES_PATH = Path("/usr/share/games/fortunes")
 """Where Debian's ``fortunes`` package installs its category files."""
+#: Environment variable naming another fortunes folder (it wins over :data:`FORTUNES_PATH`).
+FORTUNES_ENV = "BAYESNB_FORTUNES"
 
 # Files beside the category files that are not categories: strfile indexes and the .u8
 # symlinks Debian adds for UTF-8 locales (they point at the category files themselves).
@@ -174,7 +176,8 @@ def load_fortunes(
     categories : str or list of str, optional
         Category file names to load; default all of them.
     path : str or path-like, optional
-        The fortunes folder; default ``/usr/share/games/fortunes``.
+        The fortunes folder; default ``$BAYESNB_FORTUNES`` when set, else
+        ``/usr/share/games/fortunes``.
     return_X_y : bool, default False
         Return ``(data, target)`` instead of a Bunch.
 
@@ -195,11 +198,14 @@ def load_fortunes(
         ``categories`` names a category the folder does not hold (the message lists those
         it does).
     """
-    root = FORTUNES_PATH if path is None else Path(path)
+    if path is None:
+        path = os.environ.get(FORTUNES_ENV) or FORTUNES_PATH
+    root = Path(path)
     if not root.is_dir():
         raise FileNotFoundError(
             f"fortunes folder not found: {root}. Install Debian's fortunes package "
-            "(`apt-get install fortunes`) or pass path= to a folder of fortune files"
+            f"(`apt-get install fortunes`), set {FORTUNES_ENV} or pass path= to a folder of "
+            "fortune files"
         )
     available = _fortune_categories(root)
     if not available:

@@ -1,8 +1,8 @@
-"""The ``bayesnb`` command line: demo, fit, report, compare; every bad input exits 2."""
+"""The ``bayesnb`` command line: fit, report, compare; every bad input exits 2 (the demo:
+test_cli_demo.py; predict and inspect: test_cli_predict.py, test_cli_inspect.py)."""
 
 from __future__ import annotations
 
-import csv
 import re
 import subprocess
 import sys
@@ -15,9 +15,8 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 import bayesnb as bnb
 from bayesnb import datasets
-from bayesnb.cli import DEMO_FORTUNES, _demo_studies, load_data, main
+from bayesnb.cli import load_data, main
 
-FORTUNES = all((datasets.FORTUNES_PATH / c).is_file() for c in DEMO_FORTUNES)
 BAR = re.compile(r"^\[[#.]{24}\]\s+(\d+)/(\d+)\s+[\d.]+ s  \S")
 
 
@@ -50,6 +49,8 @@ def _run(argv, capsys) -> tuple[int, str, str]:
         (["--help"], "demo"),
         (["demo", "--help"], "--no-nuts"),
         (["fit", "--help"], "--alpha"),
+        (["predict", "--help"], "--estimate"),
+        (["inspect", "--help"], "94% interval"),
         (["report", "--help"], "--out"),
         (["compare", "--help"], "MODEL[:ESTIMATE]"),
     ],
@@ -427,59 +428,6 @@ def test_console_script_errors_cleanly():
     assert len(done.stderr.strip().splitlines()) == 1
     help_ = subprocess.run([str(script), "--help"], capture_output=True, text=True, timeout=60)
     assert help_.returncode == 0 and "demo" in help_.stdout
-
-
-# -- demo -------------------------------------------------------------------------------------
-def test_demo_quick(tmp_path, capsys):
-    # Quick settings, no NUTS and no fortunes keep this under half a minute; the NUTS section
-    # is tested in test_report.py, the fortunes studies below.
-    models, reports = tmp_path / "models", tmp_path / "reports"
-    argv = ["demo", "--quick", "--no-nuts", "--no-fortunes"]
-    rc, out, err = _run([*argv, "--out-models", models, "--out-reports", reports], capsys)
-    assert rc == 0, err
-    index = reports / "demo" / "index.html"
-    assert out.splitlines()[-1] == f"report: {index}"
-    assert index.is_file()
-    n_studies = 5  # digits × 3 and GDA × 2
-    assert len(list(models.glob("*.nc"))) == 4 * n_studies
-    assert (models / "digits-multinomial-bayes.nc").is_file()
-    with (reports / "demo" / "results.csv").open() as fh:
-        rows = list(csv.DictReader(fh))
-    assert list(rows[0])[:3] == ["data", "model", "estimate"]
-    assert len(rows) == 4 * n_studies + 2  # + logistic regression for the two GDA data sets
-    # The progress bar: one line per step on stderr, numbered to the total, with times.
-    bars = [BAR.match(line) for line in err.splitlines() if line.startswith("[")]
-    assert bars and all(bars)
-    assert [int(b[1]) for b in bars] == list(range(1, int(bars[0][2]) + 1))
-    page = index.read_text(encoding="utf-8")
-    assert 'id="sampler"' not in page and 'id="failures"' not in page
-    assert "fortunes" not in page
-
-
-@pytest.mark.skipif(not FORTUNES, reason="fortunes not installed: apt-get install fortunes")
-def test_demo_studies_include_fortunes():
-    notes: list[str] = []
-    studies = _demo_studies(0, True, notes)
-    assert notes == []
-    fortunes = [s for s in studies if s.data.name == "fortunes"]
-    assert [s.model for s in fortunes] == ["multinomial", "bernoulli"]
-    data = fortunes[0].data
-    assert data.kind == "text" and sorted(set(data.y)) == DEMO_FORTUNES
-    assert data.X.shape[1] == len(data.feature_names) and "computer" in set(data.feature_names)
-
-
-@pytest.mark.parametrize("installed", [False, True])
-def test_demo_without_fortunes(tmp_path, monkeypatch, installed):
-    folder = tmp_path / "fortunes"
-    if installed:  # like Debian's fortunes-min: a folder without the demo's categories
-        folder.mkdir()
-        (folder / "fortunes").write_text("One.\n%\nTwo.\n")
-    monkeypatch.setattr(datasets, "FORTUNES_PATH", folder)
-    notes: list[str] = []
-    studies = _demo_studies(0, True, notes)
-    assert len(notes) == 1 and "fortunes skipped" in notes[0]
-    assert ("unknown category" if installed else "apt-get install fortunes") in notes[0]
-    assert {s.data.name for s in studies} == {"digits", "breast_cancer", "wine"}
 
 
 # -- fit: a corpus on disk is streamed --------------------------------------------------------

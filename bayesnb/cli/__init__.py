@@ -1,4 +1,5 @@
-"""Command line: ``bayesnb demo | fit | report | compare`` (``--help`` on each).
+"""Command line: ``bayesnb demo | fit | predict | inspect | report | compare`` (``--help`` on
+each).
 
 ``bayesnb demo`` is the main job: every model under every estimate on the embedded data
 (scikit-learn's digits for the discrete models, breast cancer and wine for GDA, Debian's
@@ -13,7 +14,10 @@ model's feature names, so a saved model scores new text with the same columns. `
 streams a corpus on disk (a folder, a CSV file, or a glob pattern of files) through
 :func:`bayesnb.streaming.fit_files` in chunks of ``--chunk-size`` documents instead of loading
 it: a first pass collects the labels and the vocabulary, a second counts (the result equals the
-in-memory fit); ``--hash-features N`` counts hashed columns in a single pass.
+in-memory fit); ``--hash-features N`` counts hashed columns in a single pass. The model file
+records the vectorizer (:mod:`bayesnb.columns`), so ``bayesnb predict MODEL --data SPEC --out
+CSV`` maps a new corpus onto the model's columns the same way, streamed in chunks too, and
+``bayesnb inspect MODEL`` prints what the file holds without reading any data.
 
 Input errors (unknown data, bad paths, malformed files, a model that does not fit the data)
 print one line ``bayesnb: error: ...`` on stderr and exit with status 2.
@@ -21,7 +25,7 @@ print one line ``bayesnb: error: ...`` on stderr and exit with status 2.
 Layout
 ------
 One module per command, listed in :data:`COMMANDS` (in ``--help`` order): ``demo``, ``fit``,
-``report``, ``compare``. Each exposes
+``predict``, ``inspect``, ``report``, ``compare``. Each exposes
 
 - ``add_parser(subparsers) -> argparse.ArgumentParser``: adds the command and its options to
   the sub-command parsers of ``bayesnb``;
@@ -29,7 +33,7 @@ One module per command, listed in :data:`COMMANDS` (in ``--help`` order): ``demo
   input error raises :class:`~bayesnb.cli.errors.DataError`, which :func:`main` prints on one
   line and turns into status 2.
 
-A new command (``predict``, ``inspect``, ...) is a module ``bayesnb/cli/<command>.py`` with
+A new command is a module ``bayesnb/cli/<command>.py`` with
 these two functions plus its entry in :data:`COMMANDS`. The shared modules: ``errors``
 (:class:`DataError`, the one-line report), ``data`` (``--data`` loading, :func:`load_data`),
 ``options`` (``--alpha`` values, numeric range checks, the progress bar) and ``models`` (the
@@ -43,7 +47,7 @@ import argparse
 from collections.abc import Sequence
 
 # The imports marked noqa keep the names of the former module bayesnb.cli importable.
-from bayesnb.cli import compare, demo, fit, report
+from bayesnb.cli import compare, demo, fit, inspect, predict, report
 from bayesnb.cli.compare import BASELINES  # noqa: F401
 from bayesnb.cli.data import DATA_HELP as _DATA_HELP  # noqa: F401
 from bayesnb.cli.data import DATA_NAMES, DEMO_FORTUNES, DEMO_SEED, load_data  # noqa: F401
@@ -63,7 +67,14 @@ from bayesnb.cli.options import check_numbers
 __all__ = ["COMMANDS", "DEMO_FORTUNES", "DataError", "load_data", "main"]
 
 #: The commands, in ``bayesnb --help`` order: name -> module with ``add_parser`` and ``run``.
-COMMANDS = {"demo": demo, "fit": fit, "report": report, "compare": compare}
+COMMANDS = {
+    "demo": demo,
+    "fit": fit,
+    "predict": predict,
+    "inspect": inspect,
+    "report": report,
+    "compare": compare,
+}
 
 
 def __getattr__(name: str):

@@ -1,9 +1,11 @@
 """``bayesnb demo``: every model × estimate on the embedded data, the models and the report.
 
 The main job: scikit-learn's digits for the discrete models, breast cancer and wine for GDA,
-Debian's fortunes when installed; the fitted models go to ``models/`` and the HTML report to
-``reports/demo/index.html``. Progress and step times go to stderr, results to stdout, the
-report's path last.
+Debian's fortunes when installed (``$BAYESNB_FORTUNES`` names another folder; without them a
+one-line note says how to get them); the fitted models go to ``models/``, one file per data
+set × model (the estimate is a parameter: ``bayesnb predict --estimate`` rescores a file), and
+the HTML report, which compares every estimate, to ``reports/demo/index.html``. Progress and
+step times go to stderr, results to stdout, the report's path last.
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bayesnb import datasets
 from bayesnb.cli.data import DEMO_FORTUNES, DEMO_SEED, load_data
 from bayesnb.cli.errors import DataError
-from bayesnb.cli.models import fit_named, map_params
+from bayesnb.cli.models import fit_named
 from bayesnb.cli.options import Progress
-from bayesnb.compare import all_estimates
+from bayesnb.columns import record_vectorizer
 
 __all__ = ["add_parser", "run", "run_demo"]
 
@@ -33,8 +36,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         description=(
             "Fit Bernoulli, multinomial and categorical naive Bayes (digits; multinomial and "
             "Bernoulli on Debian's fortunes when installed) and GDA (breast cancer, wine) under "
-            "the mle, map, mean and bayes estimates; save the models and build the HTML report "
-            "reports/demo/index.html."
+            "the mle, map, mean and bayes estimates; save one model per data set × model (the "
+            "estimate is a parameter: `predict --estimate` rescores) and build the HTML "
+            "report reports/demo/index.html."
         ),
     )
     demo.add_argument(
@@ -84,7 +88,10 @@ def _demo_studies(seed: int, fortunes: bool, notes: list[str]):
         try:
             fort = load_data("fortunes:" + ",".join(DEMO_FORTUNES), seed=seed)
         except DataError as exc:
-            notes.append(f"fortunes skipped ({exc}); install them with apt-get install fortunes")
+            notes.append(
+                "fortunes skipped, no real-text study: install Debian's fortunes "
+                f"(sudo apt-get install fortunes) or set {datasets.FORTUNES_ENV}=FOLDER ({exc})"
+            )
         else:
             # Categorical NB on word counts treats every count as a separate category: slow on
             # a 13k-word vocabulary and not a model of text, so fortunes get two event models.
@@ -129,6 +136,7 @@ def run_demo(
         ``<out_reports>/demo/index.html``.
     """
     from sklearn.base import clone
+    from sklearn.feature_extraction.text import CountVectorizer
 
     from bayesnb.report import ReportBuilder
 
@@ -143,18 +151,22 @@ def run_demo(
     names = sorted({s.data.name for s in studies})
     bar.step(f"load data: {', '.join(names)}", time.perf_counter() - t0)
     out_models.mkdir(parents=True, exist_ok=True)
-    saved, unsaved = 0, set()
+    saved: list[Path] = []
+    unsaved: set[str] = set()
     for s in studies:
         t0 = time.perf_counter()
-        params = map_params(s.model)
-        for estimate, est in all_estimates(s.estimator, map_params=params).items():
-            fitted = fit_named(clone(est), s.data.X_train, s.data.y_train, s.data.feature_names)
-            try:
-                fitted.save(out_models / f"{s.data.name}-{s.model}-{estimate}.nc")
-                saved += 1
-            except TypeError:  # bayesnb.io cannot save this model type yet
-                unsaved.add(type(fitted).__name__)
-        bar.step(f"fit and save: {s.label} × 4 estimates", time.perf_counter() - t0)
+        # One file per data set × model: the estimate is a scoring parameter of the same
+        # statistics (`inspect` and the report say how to rescore), so it is not a file each.
+        fitted = fit_named(clone(s.estimator), s.data.X_train, s.data.y_train, s.data.feature_names)
+        if s.data.kind == "text":  # load_data's words: CountVectorizer()'s columns
+            record_vectorizer(fitted, CountVectorizer())
+        path = out_models / f"{s.data.name}-{s.model}.nc"
+        try:
+            fitted.save(path)
+            saved.append(path)
+        except TypeError:  # bayesnb.io cannot save this model type yet
+            unsaved.add(type(fitted).__name__)
+        bar.step(f"fit and save: {s.label}", time.perf_counter() - t0)
     path = builder.run(out_reports / "demo", progress=bar.report_callback)
     results = builder.results.get("estimates", [])
     table = pd.concat(
@@ -174,8 +186,15 @@ def run_demo(
     if unsaved:
         print(f"note: {', '.join(sorted(unsaved))} not saved: bayesnb.io cannot write it yet")
     print(
-        f"{saved} models written to {out_models}/; table in {out_reports / 'demo' / 'results.csv'}"
+        f"{len(saved)} models written to {out_models}/ (one per data set × model, each with "
+        f"its default estimate); table in {out_reports / 'demo' / 'results.csv'}"
     )
+    if saved:
+        print(
+            f"rescore one under another estimate without refitting: bayesnb predict "
+            f"{saved[0]} --data SPEC --out predictions.csv --estimate map; what a file holds: "
+            f"bayesnb inspect {saved[0]}"
+        )
     print(f"demo done in {time.perf_counter() - start:.1f} s")
     print(f"report: {path}")
     return path

@@ -30,6 +30,7 @@ from bayesnb.cli.models import (
     save_model,
 )
 from bayesnb.cli.options import parse_alpha
+from bayesnb.columns import record_vectorizer
 from bayesnb.validation import ESTIMATES
 
 __all__ = ["add_parser", "fit_streamed", "run"]
@@ -54,7 +55,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
             "corpus's words (the in-memory fit's, which `report` and new text reuse); "
             "--hash-features N counts in a single pass into N hashed columns instead (memory "
             "bounded whatever the vocabulary; no words are saved, so `report` cannot re-read "
-            "such a model's columns). With --nuts the corpus is loaded in memory."
+            "such a model's columns; `predict` hashes new text the same way). With --nuts the "
+            "corpus is loaded in memory."
         ),
     )
     fit.add_argument("model", choices=cli_models(), metavar="MODEL", help=f"one of {models_help()}")
@@ -136,6 +138,8 @@ def fit_streamed(args) -> int:
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         raise DataError(f"cannot fit {args.model} to --data {spec!r}: {one_line(exc)}") from exc
     seconds = time.perf_counter() - t0
+    # The model file records how the columns were made, so `predict` maps new text the same way.
+    record_vectorizer(est, vec)
     out = Path(args.out)
     save_model(est, out)
     n_docs = round(float(np.sum(est.class_count_)))
@@ -169,6 +173,10 @@ def run(args) -> int:
     t0 = time.perf_counter()
     try:
         fit_named(est, data.X, data.y, data.feature_names)
+        if data.kind == "text":  # load_data's words: CountVectorizer()'s columns
+            from sklearn.feature_extraction.text import CountVectorizer
+
+            record_vectorizer(est, CountVectorizer())
     except ValueError as exc:
         raise DataError(
             f"{args.model} cannot be fitted to --data {args.data!r}: {one_line(exc)}"

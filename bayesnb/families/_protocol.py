@@ -330,3 +330,21 @@ class Family:
         resolves and clones its blocks here (:func:`bayesnb.distributed.fit`).
         """
         return None
+
+    # -- inspection (bayesnb cli inspect) ---------------------------------------------------
+    def inspect_statistics(self, est) -> list[tuple[str, str]]:
+        """The training statistics ``bayesnb inspect`` prints, as (what, value) lines."""
+        counts = np.asarray(est.class_count_, dtype=np.float64)
+        return [("documents", f"{counts.sum():,.0f} ({self.per_class(est, counts)})")]
+
+    @staticmethod
+    def per_class(est, values, fmt: str = ",.0f") -> str:
+        """``"a: 1, b: 2"``: one value per class of ``est`` (for :meth:`inspect_statistics`)."""
+        values = np.asarray(values, dtype=np.float64).ravel()
+        return ", ".join(f"{c}: {v:{fmt}}" for c, v in zip(est.classes_, values, strict=True))
+
+    # -- new text onto the model's columns (bayesnb cli predict) ----------------------------
+    def unseen_column(self, est):
+        """A copy of ``est`` with one more column that scores words it never saw (its UNK
+        category), or None when the model has none and such words are dropped."""
+        return None

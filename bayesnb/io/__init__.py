@@ -4,7 +4,9 @@ File layout (engine h5netcdf):
 
 - root attrs: ``model`` (class name), ``format_version`` (int), ``bayesnb_version``,
   ``params`` (the constructor parameters as JSON), ``fitted`` (learned scalars and bookkeeping
-  as JSON: ``alpha_``, ``class_alpha_``, the label dtype, ...) and ``checksum`` (SHA-256 of the
+  as JSON: ``alpha_``, ``class_alpha_``, the label dtype, ..., and ``vectorizer``, the
+  settings of the text vectorizer that made the columns, only for a model that records one in
+  ``vectorizer_params_``: see :mod:`bayesnb.columns`) and ``checksum`` (SHA-256 of the
   statistics arrays, their coordinates and the two JSON strings);
 - group ``statistics``: the sufficient statistics with coordinates ``class`` (the labels in
   their own dtype: ints stay ints, strings stay strings) and ``feature`` (feature names):

@@ -43,7 +43,11 @@ def check_declared_sizes(path: Path, tree: xr.DataTree) -> None:
     declared = 0
     for node in tree.subtree:
         for var in node.dataset.variables.values():
-            declared += int(np.prod(var.shape, dtype=np.float64)) * max(var.dtype.itemsize, 1)
+            # Strings (the feature names) are variable-length in the file, but their declared
+            # itemsize is that of the longest (x4 for numpy's "U"): one long word in a large
+            # vocabulary would refuse the file. Each string counts as one byte.
+            size = var.dtype.itemsize if var.dtype.kind in "biufc" else 1
+            declared += int(np.prod(var.shape, dtype=np.float64)) * max(size, 1)
     size = path.stat().st_size
     if declared > 2 * size + (1 << 20):
         raise ModelFileError(

@@ -107,6 +107,9 @@ def to_tree(est, version: int) -> xr.DataTree:
         # Names given by hand (a vocabulary): input without column names is expected at
         # predict time. Written only then, so other files stay as they were.
         fitted["feature_names_given"] = True
+    vectorizer = getattr(est, "vectorizer_params_", None)
+    if vectorizer is not None:  # only then: files of models without it are unchanged
+        fitted["vectorizer"] = {str(k): encode(v) for k, v in dict(vectorizer).items()}
     params_json = json.dumps(family.file_params(est, out), sort_keys=True)
     fitted_json = json.dumps(fitted, sort_keys=True)
     coords = {"class": classes, "feature": features}
@@ -280,5 +283,20 @@ def _build(file: ModelFile, kwargs: dict, arrays: dict, ds: xr.Dataset):
     family.restore_fitted(est, file)
     if fitted["class_alpha_"] is not None:
         est.class_alpha_ = decode(fitted["class_alpha_"])
+    if "vectorizer" in fitted:
+        est.vectorizer_params_ = _vectorizer_params(file, fitted["vectorizer"])
     est._tables = {}
     return est
+
+
+def _vectorizer_params(file: ModelFile, value) -> dict:
+    """The recorded text vectorizer: a JSON object of scalars and lists of them (data only;
+    :mod:`bayesnb.columns` decides which settings it accepts)."""
+    scalar = (str, bool, int, float, type(None))
+    ok = isinstance(value, dict) and all(
+        isinstance(v, scalar) or (isinstance(v, list) and all(isinstance(x, scalar) for x in v))
+        for v in value.values()
+    )
+    if not ok:
+        raise file.error(f"{file.where}: its 'vectorizer' record is not an object of settings")
+    return dict(value)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from bayesnb.families import Family, register
 from bayesnb.families._examples import binary_data
 from bayesnb.families.bernoulli.estimator import BernoulliNB
@@ -35,6 +37,15 @@ class BernoulliFamily(
     def example_data(self, est, n, rng):
         """See :meth:`Family.example_data`."""
         return binary_data(n, rng)
+
+    # inspection
+    def inspect_statistics(self, est) -> list[tuple[str, str]]:
+        """Documents per class, and the features present in a document on average."""
+        present = est.feature_count_.sum(axis=1) / np.maximum(est.class_count_, 1e-300)
+        return [
+            *super().inspect_statistics(est),
+            ("features present per document", self.per_class(est, present, ",.1f")),
+        ]
 
 
 FAMILY = register(BernoulliFamily())

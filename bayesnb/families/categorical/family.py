@@ -41,5 +41,14 @@ class CategoricalFamily(
         """The number of categories per feature that the training data showed."""
         return {"min_categories": np.asarray(est.n_categories_)}
 
+    # inspection
+    def inspect_statistics(self, est) -> list[tuple[str, str]]:
+        """Documents per class and the number of categories of the features."""
+        n = np.asarray(est.n_categories_)
+        return [
+            *super().inspect_statistics(est),
+            ("categories per feature", f"{n.min()}–{n.max()} (median {np.median(n):g})"),
+        ]
+
 
 FAMILY = register(CategoricalFamily())

@@ -70,5 +70,16 @@ class ColumnwiseFamily(
         """Only when every block has one."""
         return all(family_of(b).closed_form_predictive(b) for _, b, _ in est._blocks())
 
+    # inspection
+    def inspect_statistics(self, est) -> list[tuple[str, str]]:
+        """Documents per class, then each block's own statistics under its name."""
+        lines = super().inspect_statistics(est)
+        for name, block, _ in est._blocks():
+            width = block.n_features_in_
+            lines.append((f"block {name}", f"{type(block).__name__} on {width} columns"))
+            own = family_of(block).inspect_statistics(block)[1:]  # documents: said once
+            lines += [(f"  {name}: {what}", value) for what, value in own]
+        return lines
+
 
 FAMILY = register(ColumnwiseFamily())

@@ -37,5 +37,15 @@ class DCMFamily(
         """See :meth:`Family.example_data`."""
         return count_data(n, rng)
 
+    # inspection
+    def inspect_statistics(self, est) -> list[tuple[str, str]]:
+        """Documents, tokens and distinct words per class."""
+        counts = est.feature_count_
+        return [
+            *super().inspect_statistics(est),
+            ("tokens", f"{counts.sum():,.0f} ({self.per_class(est, counts.sum(axis=1))})"),
+            ("distinct words", self.per_class(est, (counts > 0).sum(axis=1))),
+        ]
+
 
 FAMILY = register(DCMFamily())

@@ -41,5 +41,17 @@ class GDAFamily(
         """The data-scaled default prior, resolved against the training data."""
         return {"prior": est.posterior_.prior}
 
+    # inspection
+    def inspect_statistics(self, est) -> list[tuple[str, str]]:
+        """Documents per class, the covariance structure and the first class means."""
+        stats = est._stats
+        lines = [*super().inspect_statistics(est), ("covariance", str(stats.covariance))]
+        names = getattr(est, "feature_names_in_", None)
+        for j in range(min(3, est.n_features_in_)):
+            means = stats.shift[j] + stats.offset[:, j]
+            name = f"x{j}" if names is None else str(names[j])
+            lines.append((f"class means of {name}", self.per_class(est, means, ".4g")))
+        return lines
+
 
 FAMILY = register(GDAFamily())

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import copy
+
+import numpy as np
+
 from bayesnb.families import Family, register
 from bayesnb.families._examples import count_data
 from bayesnb.families.multinomial.estimator import MultinomialNB
@@ -34,6 +38,36 @@ class MultinomialFamily(
     def example_data(self, est, n, rng):
         """See :meth:`Family.example_data`."""
         return count_data(n, rng)
+
+    # inspection
+    def inspect_statistics(self, est) -> list[tuple[str, str]]:
+        """Documents, tokens and distinct words per class (and the UNK-pooled columns)."""
+        counts = est.feature_count_
+        lines = [
+            *super().inspect_statistics(est),
+            ("tokens", f"{counts.sum():,.0f} ({self.per_class(est, counts.sum(axis=1))})"),
+            ("distinct words", self.per_class(est, (counts > 0).sum(axis=1))),
+        ]
+        pooled = est._pooled
+        if pooled is not None:
+            lines.append(("columns pooled into UNK", f"{int(pooled.sum()):,} (never seen)"))
+        return lines
+
+    # new text onto the model's columns
+    def unseen_column(self, est):
+        """With ``unk=True``: a copy with one more never-seen column, pooled into UNK (the
+        posterior is unchanged: the UNK category already holds every never-seen column)."""
+        if not est.unk:
+            return None
+        wider = copy.deepcopy(est)
+        k = len(est.classes_)
+        wider.feature_count_ = np.hstack([est.feature_count_, np.zeros((k, 1))])
+        wider.n_features_in_ = est.n_features_in_ + 1
+        names = getattr(est, "feature_names_in_", None)
+        if names is not None:
+            wider.feature_names_in_ = np.append(np.asarray(names, dtype=object), "UNK")
+        wider._tables = {}
+        return wider
 
 
 FAMILY = register(MultinomialFamily())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from bayesnb.families import Family, register
 from bayesnb.families._examples import count_data
 from bayesnb.families.poisson.estimator import PoissonNB
@@ -41,6 +43,16 @@ class PoissonFamily(
     def example_data(self, est, n, rng):
         """See :meth:`Family.example_data`."""
         return count_data(n, rng)
+
+    # inspection
+    def inspect_statistics(self, est) -> list[tuple[str, str]]:
+        """Documents per class, and the summed counts per document of each class."""
+        per_doc = est.feature_count_.sum(axis=1) / np.maximum(est.class_count_, 1e-300)
+        return [
+            *super().inspect_statistics(est),
+            ("summed counts", f"{est.feature_count_.sum():,.0f}"),
+            ("counts per document", self.per_class(est, per_doc, ",.1f")),
+        ]
 
 
 FAMILY = register(PoissonFamily())
