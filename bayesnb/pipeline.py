@@ -16,6 +16,9 @@ on the estimator itself.
 
 from __future__ import annotations
 
+import copy
+
+from bayesnb.columns import vectorizer_params
 from bayesnb.families import has_family
 
 __all__ = ["final_estimator"]
@@ -60,10 +63,14 @@ def final_estimator(model):
         raise TypeError(
             f"the last step of the pipeline is {type(est).__name__}, not a bayesnb estimator"
         )
-    if len(model.steps) < 2 or getattr(est, "feature_names_in_", None) is not None:
-        return est
-    if not hasattr(est, "n_features_in_"):
+    if len(model.steps) < 2 or not hasattr(est, "n_features_in_"):
         return est  # unfitted: the function that reads it says so
+    return _with_vectorizer(_with_names(model, est), model.steps)
+
+
+def _with_names(model, est):
+    if getattr(est, "feature_names_in_", None) is not None:
+        return est
     try:
         names = model[:-1].get_feature_names_out()
     except AttributeError:  # a step without names (HashingVectorizer, FunctionTransformer)
@@ -74,3 +81,17 @@ def final_estimator(model):
             f"fitted on {est.n_features_in_} columns"
         )
     return est._named(names)
+
+
+def _with_vectorizer(est, steps):
+    """With one text vectorizer before it, ``est`` records its settings (``bayesnb predict``
+    then tokenises new text as the pipeline did); a copy, so the pipeline is not changed."""
+    if len(steps) != 2 or getattr(est, "vectorizer_params_", None) is not None:
+        return est
+    try:
+        params = vectorizer_params(steps[0][1])
+    except TypeError:  # not a Count/HashingVectorizer, or settings a file cannot hold
+        return est
+    out = est if est is not steps[-1][1] else copy.copy(est)
+    out.vectorizer_params_ = params
+    return out

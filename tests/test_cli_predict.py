@@ -360,3 +360,27 @@ def test_model_warnings_said_once_with_their_total(tmp_path, capsys):
     assert_allclose(
         _proba(pd.read_csv(out), est.classes_), np.exp(est.class_log_prior_)[None].repeat(3, 0)
     )
+
+
+def test_predict_with_a_saved_pipeline_tokenises_as_the_pipeline(tmp_path, capsys):
+    """save(pipeline) records its vectorizer's settings: bigrams are rebuilt at predict."""
+    from sklearn.pipeline import make_pipeline
+
+    train = _folder(tmp_path / "train")
+    docs, y = [], []
+    for path in sorted(train.glob("*/*.txt")):
+        docs.append(path.read_text())
+        y.append(path.parent.name)
+    pipe = make_pipeline(CountVectorizer(ngram_range=(1, 2), min_df=2), bnb.MultinomialNB())
+    pipe.fit(docs, y)
+    model = tmp_path / "pipe.nc"
+    from bayesnb.io import save
+
+    save(pipe, model)
+    out = tmp_path / "pred.csv"
+    rc, _, err = _run(["predict", model, "--data", train, "--out", out], capsys)
+    assert rc == 0, err
+    frame = pd.read_csv(out)
+    expected = pipe.predict_proba([Path(p).read_text() for p in frame["document"]])
+    assert_allclose(_proba(frame, pipe.classes_), expected, rtol=1e-12)
+    assert len(frame) == len(docs)
