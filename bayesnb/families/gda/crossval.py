@@ -19,7 +19,13 @@ The default prior moves with the data: leaving a document out shifts μ0 (every 
 posterior mean and scale term) and changes Ψ0 = (ν0 − d − 1) diag(v) in every coordinate, a
 full-rank diagonal perturbation that no rank-one formula absorbs. Those fits are downdated
 explicitly, the new Ψ' of every document built and factorised in vectorised blocks: exact,
-O(K d³) per document, still no refit. The diagonal model is elementwise, O(K d) per document,
+O(K d³) per document, still no refit (on 10,000 × 30 about 10–20× one fit plus one
+predict_proba, benchmarks/bench_gda_loo.py). Holding the data-scaled prior at its full-data
+value instead, ``est.set_params(**family_of(est).fixed_prior_params(est))``, makes every
+estimate rank-one again (1–3× one fit plus one predict_proba); its leave-one-out values then
+differ from refits with the default prior by the prior's own movement, measured in
+tests/test_gda_crossval.py: up to 4e-3 nats of log p(c | x) on 360 documents, 1.5 on 36 (the
+held prior has seen the left-out document). The diagonal model is elementwise, O(K d) per document,
 whatever the prior. A document whose removal leaves a (near) singular matrix, or empties its
 class, is scored by the estimator's own code on its downdated statistics, so it gets what a
 refit gives, including the refit's ValueError.
@@ -49,6 +55,8 @@ _MIN_RATIO = 1e-4
 _PIVOT = 1e-8
 # Cells (float64) of the per-document matrices built at once by the explicit downdate.
 _BLOCK_CELLS = 4_000_000
+# The trailing diagonal of the augmented matrices (see _augmented).
+_BIG = 1e100
 
 
 def loo_class_log_prior(est, codes: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -132,7 +140,7 @@ def _loo_log_likelihood(est, X, codes, w) -> np.ndarray:
         ll = np.empty((codes.size, len(est.classes_)))
         redo = np.zeros(codes.size, bool)
         d, k = X.shape[1], len(est.classes_)
-        per_doc = d * (1 if kind == "diagonal" else d) * (k if kind != "shared" else 1) + k * d
+        per_doc = {"shared": (d + k) ** 2, "per_class": k * (d + 1) ** 2}.get(kind, 4 * k * d)
         step = max(1, _BLOCK_CELLS // per_doc)
         for start in range(0, codes.size, step):
             part = slice(start, start + step)
@@ -258,22 +266,17 @@ def _explicit(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
     O = np.broadcast_to(off, (n, k, d)).copy()
     O[rows, codes] -= (w / left)[:, None] * e
     coef = w * cy / left
-    if kind == "shared":
-        S = st.scatter - coef[:, None, None] * (e[:, :, None] * e[:, None, :])
-    elif kind == "per_class":
-        S = np.broadcast_to(st.scatter, (n, k, d, d)).copy()
-        S[rows, codes] -= coef[:, None, None] * (e[:, :, None] * e[:, None, :])
-    else:
+    if kind == "diagonal":
         S = np.broadcast_to(st.scatter, (n, k, d)).copy()
         S[rows, codes] -= coef[:, None] * (e * e)
-    if est.estimate == "mle":  # the diagonal model only: variances S_c / N_c
-        valid = N > 0
-        redo |= ~(S[rows, codes] > _PIVOT * st.scatter[codes]).all(axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            var = S / N[..., None]
-            q = (x[:, None, :] - O) ** 2 / var
-            ll = -0.5 * (d * _LOG_2PI + np.log(var).sum(axis=-1) + q.sum(axis=-1))
-        return np.where(valid, ll, -np.inf), redo
+        if est.estimate == "mle":  # variances S_c / N_c
+            valid = N > 0
+            redo |= ~(S[rows, codes] > _PIVOT * st.scatter[codes]).all(axis=1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                var = S / N[..., None]
+                q = (x[:, None, :] - O) ** 2 / var
+                ll = -0.5 * (d * _LOG_2PI + np.log(var).sum(axis=-1) + q.sum(axis=-1))
+            return np.where(valid, ll, -np.inf), redo
     prior = est.posterior_.prior
     mu0, psi0, diagonal = _downdated_prior(est, x, w)  # psi0: (n, d) diagonals or (d, d)
     kappa = prior.kappa0 + N
@@ -281,33 +284,53 @@ def _explicit(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
     g = prior.kappa0 * N / kappa
     mu = O - (prior.kappa0 / kappa)[..., None] * dev
     q = x[:, None, :] - mu  # x − μ_c', (n, K, d)
-    if kind == "shared":
-        nu = (prior.nu0 + st.total_count - w)[:, None]
-        psi = S + np.einsum("nk,nki,nkj->nij", g, dev, dev)
-        psi += _diag(psi0) if diagonal else psi0
-    elif kind == "per_class":
-        nu = prior.nu0 + N
-        psi = S + g[..., None, None] * (dev[..., :, None] * dev[..., None, :])
-        psi += _diag(psi0)[:, None] if diagonal else psi0
-    else:
-        nu = prior.nu0 + N
-        psi = S + g[..., None] * dev * dev + (psi0[:, None] if diagonal else np.diag(psi0))
+    nu = (prior.nu0 + st.total_count - w)[:, None] if kind == "shared" else prior.nu0 + N
     if kind == "diagonal":
+        psi = S + g[..., None] * dev * dev + (psi0[:, None] if diagonal else np.diag(psi0))
         ll = _diagonal_score(est, psi, q, kappa, nu)
     else:
-        ll, bad = _full_score(est, psi, q, kappa, nu)
+        aug = _augmented(st, rows, codes, coef[:, None] * e, e, g, dev, psi0, diagonal, q)
+        ll, bad = _full_score(est, aug, d, kappa, nu)
         redo |= bad
     if est.estimate == "mean":
         redo |= ~np.all(nu - d - 1.0 > 0, axis=-1)
     return ll, redo
 
 
-def _diag(v: np.ndarray) -> np.ndarray:
-    """(n, d) -> (n, d, d) diagonal matrices."""
-    out = np.zeros((*v.shape, v.shape[-1]))
-    idx = np.arange(v.shape[-1])
-    out[..., idx, idx] = v
-    return out
+def _augmented(st, rows, codes, ce, e, g, dev, psi0, diagonal, q) -> np.ndarray:
+    """``[[Ψ', Q], [Qᵀ, B·I]]`` of every document: its Cholesky factor holds ``L'`` and, in
+    the rows below it, ``(L'⁻¹ Q)ᵀ`` (the whitened residuals), so one factorisation per
+    document gives the log-determinant and every Mahalanobis distance without a solve.
+
+    Shared: one (d + K)-matrix per document, Q = the K residuals; per class: one
+    (d + 1)-matrix per document and class. B (huge) only keeps the trailing block positive
+    definite: it never enters the entries above it.
+    """
+    n, k, d = q.shape
+    idx = np.arange(d)
+    if st.covariance == "shared":
+        aug = np.empty((n, d + k, d + k))
+        A = aug[:, :d, :d]
+        np.multiply(e[:, :, None], -ce[:, None, :], out=A)  # S' = S − coef e eᵀ
+        A += st.scatter
+        A += np.einsum("nki,nkj->nij", dev * g[..., None], dev, optimize=True)
+        aug[:, d:, :d] = q
+        aug[:, :d, d:] = np.swapaxes(q, 1, 2)
+        aug[:, d:, d:] = _BIG * np.eye(k)
+    else:
+        aug = np.empty((n, k, d + 1, d + 1))
+        A = aug[..., :d, :d]
+        A[...] = st.scatter
+        A[rows, codes] -= e[:, :, None] * ce[:, None, :]
+        A += (g[..., None] * dev)[..., :, None] * dev[..., None, :]
+        aug[..., d, :d] = q
+        aug[..., :d, d] = q
+        aug[..., d, d] = _BIG
+    if diagonal:
+        A[..., idx, idx] += psi0 if st.covariance == "shared" else psi0[:, None]
+    else:
+        A += psi0
+    return aug
 
 
 def _downdated_prior(est, x, w) -> tuple[np.ndarray, np.ndarray, bool]:
@@ -338,26 +361,24 @@ def _downdated_prior(est, x, w) -> tuple[np.ndarray, np.ndarray, bool]:
     return mu0, default_psi0_diagonal(var_new, fitted.nu0), True
 
 
-def _full_score(est, psi, q, kappa, nu) -> tuple[np.ndarray, np.ndarray]:
-    """Scores from per-document scale matrices, (n, d, d) shared or (n, K, d, d)."""
-    d = q.shape[-1]
+def _full_score(est, aug, d: int, kappa, nu) -> tuple[np.ndarray, np.ndarray]:
+    """Scores from the augmented matrices of :func:`_augmented`; rows to redo."""
+    n = aug.shape[0]
     try:
-        L = np.linalg.cholesky(psi)
+        L = np.linalg.cholesky(aug)
     except np.linalg.LinAlgError:  # some matrix is not positive definite: every row redone
-        return np.zeros(q.shape[:2]), np.ones(q.shape[0], bool)
-    diag = np.diagonal(L, axis1=-2, axis2=-1)
-    pivot = diag**2 / np.diagonal(psi, axis1=-2, axis2=-1)
-    bad = ~(pivot.reshape(q.shape[0], -1).min(axis=1) >= _PIVOT)
+        return np.zeros(kappa.shape), np.ones(n, bool)
+    diag = np.diagonal(L, axis1=-2, axis2=-1)[..., :d]
+    pivot = diag**2 / np.diagonal(aug, axis1=-2, axis2=-1)[..., :d]
+    bad = ~(pivot.reshape(n, -1).min(axis=1) >= _PIVOT)
     logdet = 2.0 * np.log(diag).sum(axis=-1)
-    if psi.ndim == 3:  # shared: one factor per document serves its K classes
-        z = np.linalg.solve(L, np.swapaxes(q, 1, 2))
-        quad = np.einsum("ndk,ndk->nk", z, z)
+    if aug.ndim == 3:  # shared: one factor per document serves its K classes
+        Z = L[:, d:, :d]
         logdet = logdet[:, None]
     else:
-        z = np.linalg.solve(L, q[..., None])[..., 0]
-        quad = np.einsum("nkd,nkd->nk", z, z)
-    den = _den(est, nu, q.shape[1]) if est.estimate != "bayes" else None
-    del d
+        Z = L[..., d, :d]
+    quad = np.einsum("nkd,nkd->nk", Z, Z)
+    den = _den(est, nu, kappa.shape[1]) if est.estimate != "bayes" else None
     return _score(est, logdet, quad, den, kappa, nu), bad
 
 
