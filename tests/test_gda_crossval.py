@@ -53,7 +53,11 @@ def _loo(est, X, y, w):
 @pytest.mark.parametrize("cov", COVS)
 @pytest.mark.parametrize("estimate", ESTIMATES)
 @pytest.mark.parametrize("weighted", [False, True])
-@pytest.mark.parametrize("prior", [None, FIXED], ids=["data-scaled", "fixed"])
+@pytest.mark.parametrize(
+    "prior",
+    [None, FIXED, NormalInverseWishart(mu0=5.0), NormalInverseWishart(psi0=[1.0, 3.0, 0.2])],
+    ids=["data-scaled", "fixed", "data-scaled-psi0", "data-scaled-mu0"],
+)
 def test_loo_equals_refit_without_each_document(cov, estimate, weighted, prior):
     X, y, w = _data()
     sw = w if weighted else None

@@ -311,9 +311,11 @@ def _augmented(st, rows, codes, ce, e, g, dev, psi0, diagonal, q) -> np.ndarray:
     if st.covariance == "shared":
         aug = np.empty((n, d + k, d + k))
         A = aug[:, :d, :d]
-        np.multiply(e[:, :, None], -ce[:, None, :], out=A)  # S' = S − coef e eᵀ
+        # S' + Σ_c g_c dev_c dev_cᵀ with S' = S − coef e eᵀ: one batched product of rank K + 1
+        U = np.concatenate([-ce[:, None, :], dev * g[..., None]], axis=1)
+        V = np.concatenate([e[:, None, :], dev], axis=1)
+        A[...] = np.einsum("nki,nkj->nij", U, V, optimize=True)
         A += st.scatter
-        A += np.einsum("nki,nkj->nij", dev * g[..., None], dev, optimize=True)
         aug[:, d:, :d] = q
         aug[:, :d, d:] = np.swapaxes(q, 1, 2)
         aug[:, d:, d:] = _BIG * np.eye(k)
