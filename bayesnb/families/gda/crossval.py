@@ -18,17 +18,22 @@ of a prior whose ``mu0`` and ``psi0`` are given.
 The default prior moves with the data: leaving a document out shifts μ0 (every class's
 posterior mean and scale term) and changes Ψ0 = (ν0 − d − 1) diag(v) in every coordinate, a
 full-rank diagonal perturbation that no rank-one formula absorbs. Those fits are downdated
-explicitly, the new Ψ' of every document built and factorised in vectorised blocks: exact,
-O(K d³) per document, still no refit (on 10,000 × 30 about 10–20× one fit plus one
-predict_proba, benchmarks/bench_gda_loo.py). Holding the data-scaled prior at its full-data
-value instead, ``est.set_params(**family_of(est).fixed_prior_params(est))``, makes every
-estimate rank-one again (1–3× one fit plus one predict_proba); its leave-one-out values then
-differ from refits with the default prior by the prior's own movement, measured in
-tests/test_gda_crossval.py: up to 4e-3 nats of log p(c | x) on 360 documents, 1.5 on 36 (the
-held prior has seen the left-out document). The diagonal model is elementwise, O(K d) per document,
-whatever the prior. A document whose removal leaves a (near) singular matrix, or empties its
-class, is scored by the estimator's own code on its downdated statistics, so it gets what a
-refit gives, including the refit's ValueError.
+explicitly: the new Ψ' of every document is built in vectorised blocks and factorised once,
+augmented with the residuals so that the same factorisation gives the Mahalanobis distances.
+Exact, O(K d³) per document, still no refit: on 10,000 × 30 about 12× (shared) to 18× (per
+class) one fit plus one predict_proba (benchmarks/bench_gda_loo.py; the factorisations alone
+cost about 4×). Holding the data-scaled prior at its full-data value instead,
+``est.set_params(**family_of(est).fixed_prior_params(est))``, makes every estimate rank-one
+again (1–2× one fit plus one predict_proba); its leave-one-out values then differ from refits
+with the default prior by the prior's own movement, measured in tests/test_gda_crossval.py: up
+to 4e-3 nats of log p(c | x) on 360 documents, 1.5 on 36 (the held prior has seen the
+left-out document). The diagonal model is elementwise: O(d) per document with a fixed prior
+(only class y_i is rescored), O(K d) with the data-scaled one.
+
+A document whose removal leaves a (near) singular matrix, or empties its class, is scored by
+the estimator's own code on its downdated statistics, so it gets what a refit gives, including
+the refit's ValueError. Agreement with refits is to rounding (1e-14 on data near the origin);
+on data offset by 1e7 it is 1e-8, the rounding of the refit's own absolute class means.
 """
 
 from __future__ import annotations
@@ -134,8 +139,8 @@ def _fixed_prior(est) -> bool:
 def _loo_log_likelihood(est, X, codes, w) -> np.ndarray:
     """log p(x_i | c, D without i) of complete rows of positive weight, shape (n, K)."""
     kind = est._stats.covariance
-    if kind != "diagonal" and _fixed_prior(est):
-        ll, redo = _rank_one(est, X, codes, w)
+    if _fixed_prior(est):
+        ll, redo = (_diagonal_downdate if kind == "diagonal" else _rank_one)(est, X, codes, w)
     else:
         ll = np.empty((codes.size, len(est.classes_)))
         redo = np.zeros(codes.size, bool)
@@ -246,6 +251,42 @@ def _rank_one(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
     with np.errstate(divide="ignore", invalid="ignore"):
         ll = _score(est, logdet, quad, den, cnt_new, nu_new)
     ll[:, ~valid] = -np.inf
+    return ll, redo
+
+
+def _diagonal_downdate(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
+    """The diagonal model with a fixed prior (or the MLE): only class y_i's parameters move,
+    so the full model scores the other classes and class y_i is rescored, O(d) per document."""
+    st = est._stats
+    rows = np.arange(codes.size)
+    x = X - st.shift
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ll = est._complete_log_likelihood(X)
+    if est.estimate == "mle":
+        cnt, loc, A, nu = st.count, st.offset, st.scatter, None
+    else:
+        post = est.posterior_
+        cnt, A, nu = post.kappa, post.psi, post.nu
+        kappa0 = post.prior.kappa0
+        loc = st.offset + (kappa0 / cnt)[:, None] * ((post.prior.mu0 - st.shift) - st.offset)
+    cy = cnt[codes]
+    left = cy - w
+    redo = left <= _EMPTY * cy
+    left = np.where(redo, 1.0, left)
+    u = x - loc[codes]
+    a = w * cy / left
+    Ay = A[codes] - a[:, None] * (u * u)  # the downdated scatter (MLE) or Ψ diagonal
+    redo |= ~(Ay > _PIVOT * A[codes]).all(axis=1)
+    Ay = np.where(redo[:, None], A[codes], Ay)
+    q = u * (cy / left)[:, None]  # x − μ_y'
+    if nu is None:
+        var = Ay / left[:, None]
+        own = -0.5 * (X.shape[1] * _LOG_2PI + np.log(var).sum(axis=1) + (q * q / var).sum(axis=1))
+    else:
+        nu_y = (nu[codes] - w)[:, None]
+        redo |= est.estimate == "mean" and ~(nu_y[:, 0] - X.shape[1] - 1.0 > 0)
+        own = _diagonal_score(est, Ay[:, None], q[:, None], left[:, None], nu_y)[:, 0]
+    ll[rows, codes] = own
     return ll, redo
 
 
