@@ -175,3 +175,25 @@ def test_nuts_posterior():
         exact["predictions"]["class_proba"].values.mean(axis=(0, 1)),
         atol=0.03,
     )
+
+
+def test_sparse_input_and_missing_values():
+    """Sparse documents score as their dense copy; NaN (missing="ignore") is marginalised."""
+    import scipy.sparse as sp
+
+    Xtr, ytr, Xte, _ = _multinomial_world(3)
+    est = bnb.MultinomialNB().fit(Xtr, ytr)
+    dense = est.predict_proba_draws(Xte[:20], draws=20, chains=1, random_seed=7)
+    sparse = est.predict_proba_draws(sp.csr_matrix(Xte[:20]), draws=20, chains=1, random_seed=7)
+    np.testing.assert_allclose(
+        sparse["predictions"]["class_proba"].values,
+        dense["predictions"]["class_proba"].values,
+        rtol=1e-12,
+    )
+    Xg, yg, Xn, _ = _gaussian_world(0)
+    gda = bnb.GDA(covariance="diagonal", missing="ignore").fit(Xg, yg)
+    Xn = Xn[:10].copy()
+    Xn[:, 0] = np.nan
+    tree = gda.predict_proba_draws(Xn, posterior=gda.point_estimate("mean"))
+    expected = gda.set_params(estimate="mean").predict_proba(Xn)
+    np.testing.assert_allclose(tree["predictions"]["class_proba"].values[0, 0], expected, rtol=1e-9)
