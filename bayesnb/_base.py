@@ -444,6 +444,35 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             max_bytes=max_bytes,
         )
 
+    def predict_proba_draws(
+        self,
+        X,
+        draws: int = 1000,
+        chains: int = 4,
+        random_seed=None,
+        *,
+        posterior=None,
+        max_bytes: float = 2e9,
+    ):
+        """p(c | x, θ_s) of every document under posterior draws θ_s, as a DataTree.
+
+        Group ``predictions`` with ``class_proba (chain, draw, doc, class)``: exact conjugate
+        draws, or those of ``posterior=`` (e.g. the tree ``fit_pymc`` returns, for NUTS
+        draws). ``az.hdi(tree, group="predictions", prob=0.9)`` gives per-document
+        intervals. See :func:`bayesnb.uncertainty.predict_proba_draws`.
+        """
+        from bayesnb.uncertainty import predict_proba_draws
+
+        return predict_proba_draws(
+            self,
+            X,
+            draws=draws,
+            chains=chains,
+            random_seed=random_seed,
+            posterior=posterior,
+            max_bytes=max_bytes,
+        )
+
     def label_log_likelihood(self, X, y, draws: int = 500, random_seed=0):
         """log p(y_i | x_i, θ_s) per exact posterior draw and document, for ``az.loo``."""
         from bayesnb.loo import label_log_likelihood

@@ -221,6 +221,22 @@ class Family:
         """Free parameters of the fitted feature model (NaN when unknown), for compare."""
         return np.nan
 
+    # -- exact cross-validation (bayesnb.model_selection) ---
+    def subtract(self, est, stats: dict) -> None:
+        """Remove a batch's statistics from the fitted ones (the inverse of merge: the model
+        then equals one fitted without those documents)."""
+        raise self.unsupported("subtracting statistics (exact cross-validation)")
+
+    def loo_joint_log_proba(self, est, X, codes: np.ndarray, weights) -> np.ndarray | None:
+        """log p(x_i, c | D without document i) for every training document i, shape (n, K),
+        each in O(nonzeros of x_i) (None: the generic code downdates per document)."""
+        return None
+
+    def loo_alpha(self, est) -> float:
+        """The alpha maximising the exact leave-one-out label log-likelihood
+        Σ_i log p(y_i | x_i, D without i), by a 1-D search on the fitted statistics."""
+        raise self.unsupported("alpha='loo'")
+
     # -- PyMC declaration (bayesnb.pymc_models, bayesnb.inference) ---------------------------
     def pymc_spec(self, est, X, y, likelihood: str, alpha_prior, sample_weight):
         """The numpy side of the PyMC model of ``est`` on ``(X, y)``: a ``ModelSpec``."""

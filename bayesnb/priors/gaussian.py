@@ -13,7 +13,7 @@ from numbers import Real
 
 import numpy as np
 
-__all__ = ["NormalInverseWishart"]
+__all__ = ["NormalInverseWishart", "default_psi0_diagonal"]
 
 # Variances below this fraction of the largest one count as zero when the default Ψ0 is built.
 _VAR_FLOOR = 1e-9
@@ -35,6 +35,19 @@ def _float_array(value, name: str) -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite, got {value!r}")
     return arr
+
+
+def default_psi0_diagonal(data_var: np.ndarray, nu0: float) -> np.ndarray:
+    """Diagonal of the data-scaled default Ψ0, ``(nu0 − d − 1) · max(v, floor)``.
+
+    ``data_var`` is (..., d): the last axis holds one data set's per-feature variances, so a
+    stack of data sets (leave-one-out: one per left-out document) resolves in one call.
+    """
+    v = np.asarray(data_var, dtype=np.float64)
+    d = v.shape[-1]
+    top = v.max(axis=-1, keepdims=True) if d else np.zeros((*v.shape[:-1], 1))
+    floor = np.where(top > 0, _VAR_FLOOR * top, 1.0)
+    return np.maximum(v, floor) * (nu0 - d - 1)
 
 
 @dataclass(frozen=True, eq=False)
@@ -146,10 +159,7 @@ class NormalInverseWishart:
                     f"variances, which needs nu0 > n_features + 1 = {d + 1}; got nu0={nu0!r}. "
                     "Pass psi0 explicitly"
                 )
-            v = np.asarray(data_var, dtype=np.float64)
-            top = v.max() if v.size else 0.0
-            floor = _VAR_FLOOR * top if top > 0 else 1.0
-            return np.diag(np.maximum(v, floor) * (nu0 - d - 1))
+            return np.diag(default_psi0_diagonal(data_var, nu0))
         psi0 = _float_array(self.psi0, "psi0")
         if psi0.ndim == 0:
             return np.eye(d) * float(psi0)

@@ -31,6 +31,9 @@ from bayesnb.stats.discrete import count_classes, indicator
 __all__ = ["COVARIANCE_TYPES", "GaussianStats", "gaussian_stats"]
 
 COVARIANCE_TYPES = ("shared", "per_class", "diagonal")
+# A class count left by a subtraction at or below this fraction of its former value is
+# rounding noise of the weights' sums: the class is empty.
+_EMPTY = 1e-12
 
 
 def _scatter_shape(covariance: str, n_classes: int, n_features: int) -> tuple[int, ...]:
@@ -151,6 +154,52 @@ class GaussianStats:
         else:
             scatter += g[:, None] * (delta * delta)
         return GaussianStats(n, offset, scatter, self.covariance, self.shift)
+
+    def subtract(self, other: GaussianStats) -> GaussianStats:
+        """Statistics of this data without the batch ``other`` (the inverse of :meth:`merge`).
+
+        Solving the Chan–Golub–LeVeque update for the remaining part ``a`` of ``self = a ∪ b``::
+
+            N_a = N − N_b,   x̄_a = x̄ + (x̄ − x̄_b) N_b / N_a,   δ = x̄_b − x̄_a,
+            S_a = S − S_b − (N_a N_b / N) δ δᵀ
+
+        A class whose remaining count is rounding noise (at most ``1e-12`` of its count, as
+        when every one of its documents is removed) becomes empty: count, offset and (per
+        class) scatter exactly 0, as a refit on the remaining data has them.
+        """
+        if other.covariance != self.covariance or other.offset.shape != self.offset.shape:
+            raise ValueError(
+                f"cannot subtract {other.covariance!r} statistics of shape {other.offset.shape} "
+                f"from {self.covariance!r} statistics of shape {self.offset.shape}"
+            )
+        if np.any(other.count > self.count * (1.0 + 1e-12) + 1e-300):
+            raise ValueError(
+                "cannot subtract statistics of more (weighted) samples than were merged: the "
+                "batch is not part of the fitted data"
+            )
+        other = other.rebase(self.shift)
+        n = self.count - other.count
+        empty = n <= _EMPTY * self.count
+        n = np.where(empty, 0.0, n)
+        safe = np.where(empty, 1.0, n)
+        offset = self.offset + (self.offset - other.offset) * (other.count / safe)[:, None]
+        offset[empty] = 0.0
+        delta = other.offset - offset
+        g = np.where(empty, 0.0, n * other.count / np.where(self.count > 0, self.count, 1.0))
+        scatter = self.scatter - other.scatter
+        if self.covariance == "shared":
+            scatter -= (delta * g[:, None]).T @ delta
+        elif self.covariance == "per_class":
+            scatter -= g[:, None, None] * (delta[:, :, None] * delta[:, None, :])
+            scatter[empty] = 0.0
+        else:
+            scatter -= g[:, None] * (delta * delta)
+            scatter[empty] = 0.0
+        if not n.any():
+            scatter[...] = 0.0
+        return GaussianStats(
+            n, offset, _symmetrize(scatter, self.covariance), self.covariance, self.shift
+        )
 
 
 def gaussian_stats(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bayesnb.families import Family, register
 from bayesnb.families._examples import gaussian_data
+from bayesnb.families.gda.crossval import GDACrossval
 from bayesnb.families.gda.estimator import GDA
 from bayesnb.families.gda.evidence import GDAEvidence
 from bayesnb.families.gda.pymc import GDAPyMC
@@ -15,6 +16,7 @@ __all__ = ["FAMILY", "GDAFamily"]
 
 
 class GDAFamily(
+    GDACrossval,
     GDASampling,
     GDAStorage,
     GDAEvidence,
