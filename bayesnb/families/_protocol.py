@@ -221,6 +221,25 @@ class Family:
         """Free parameters of the fitted feature model (NaN when unknown), for compare."""
         return np.nan
 
+    # -- exact cross-validation (bayesnb.model_selection) ------------------------------------
+    # (section owned by issue 13: cross_val_predict, elpd_loo, alpha="loo")
+    def subtract(self, est, stats: dict) -> None:
+        """Remove a batch's statistics (the inverse of merge: as if fitted without them)."""
+        # Must leave est as a refit on the remaining data would, caches reset.
+        raise self.unsupported("exact cross-validation (subtracting statistics)")
+
+    def loo_joint_log_proba(self, est, X, codes: np.ndarray, weights) -> np.ndarray | None:
+        """log p(x_i, c | D without i) for every training row i, (n, K), O(nonzeros of x_i).
+
+        None: the generic code downdates and rescores one document at a time instead.
+        """
+        return None
+
+    def loo_alpha(self, est, X, codes: np.ndarray, weights) -> float:
+        """The alpha maximising the exact LOO label log-likelihood (``alpha="loo"``)."""
+        # Called while est.alpha_ is being learned; X, codes, weights: the training data.
+        raise self.unsupported("alpha='loo'")
+
     # -- PyMC declaration (bayesnb.pymc_models, bayesnb.inference) ---------------------------
     # (section owned by the PyMC refactor)
 

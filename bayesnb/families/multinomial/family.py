@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bayesnb.families import Family, register
 from bayesnb.families._examples import count_data
+from bayesnb.families.multinomial.crossval import MultinomialCrossval
 from bayesnb.families.multinomial.estimator import MultinomialNB
 from bayesnb.families.multinomial.evidence import MultinomialEvidence
 from bayesnb.families.multinomial.pymc import MultinomialPyMC
@@ -15,6 +16,7 @@ __all__ = ["FAMILY", "MultinomialFamily"]
 
 
 class MultinomialFamily(
+    MultinomialCrossval,
     MultinomialSampling,
     MultinomialStorage,
     MultinomialEvidence,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bayesnb.families import Family, register
 from bayesnb.families._examples import count_data
+from bayesnb.families.poisson.crossval import PoissonCrossval
 from bayesnb.families.poisson.estimator import PoissonNB
 from bayesnb.families.poisson.evidence import PoissonEvidence
 from bayesnb.families.poisson.pymc import PoissonPyMC
@@ -15,6 +16,7 @@ __all__ = ["FAMILY", "PoissonFamily"]
 
 
 class PoissonFamily(
+    PoissonCrossval,
     PoissonSampling,
     PoissonStorage,
     PoissonEvidence,

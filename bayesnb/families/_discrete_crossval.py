@@ -1,0 +1,138 @@
+"""Exact cross-validation shared by the discrete families (subtract, fast LOO, alpha="loo").
+
+A left-out document changes only its own class's statistics, so its score under every other
+class is the full model's; under its own class the downdated terms are those of its nonzeros,
+plus per-class constants (a Bernoulli model's sum over absent features, a Poisson model's
+rate sum) that depend on the document only through its weight and are computed once per
+(class, weight) pair. Rows where the fast formulas would meet an emptied class (its counts
+minus the document's are zero: a lone document, or only zero-weight company) are rescored by
+:func:`bayesnb.families._crossval.per_document`, which does what a refit does.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import minimize_scalar
+
+from bayesnb.families._crossval import (
+    downdate,
+    label_log_likelihood,
+    loo_class_log_prior,
+    loo_joint,
+    per_document,
+    with_alpha,
+)
+
+__all__ = ["_DiscreteCrossval", "entries", "prior_shift", "weight_groups"]
+
+# The α search of alpha="loo" (log scale): a coarse grid, then Brent's method in the bracket.
+_GRID = np.log(np.geomspace(1e-4, 1e3, 15))
+_XATOL = 1e-3
+
+
+def entries(X) -> tuple[np.ndarray, np.ndarray, np.ndarray, sp.csr_matrix]:
+    """Rows, columns and values of the nonzero entries of ``X`` (duplicates summed), and X."""
+    Xs = sp.csr_matrix(X, dtype=np.float64, copy=True)
+    Xs.sum_duplicates()
+    Xs.eliminate_zeros()
+    rows = np.repeat(np.arange(Xs.shape[0]), np.diff(Xs.indptr))
+    return rows, Xs.indices.astype(np.intp), Xs.data, Xs
+
+
+def prior_shift(estimate: str, prior) -> np.ndarray | float:
+    """What the estimate adds to a count: 0 (mle), prior − 1 (map), prior (mean, bayes)."""
+    if estimate == "mle":
+        return 0.0
+    return np.asarray(prior, dtype=np.float64) - (1.0 if estimate == "map" else 0.0)
+
+
+def weight_groups(codes: np.ndarray, weights: np.ndarray):
+    """Distinct (class, weight) pairs and each row's pair index."""
+    pairs, inverse = np.unique(np.column_stack([codes, weights]), axis=0, return_inverse=True)
+    return pairs[:, 0].astype(np.intp), pairs[:, 1], inverse.ravel()
+
+
+def sum_inf(values: np.ndarray, rows: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-row sums of the finite parts of ``values`` and counts of their ``-inf`` entries."""
+    inf = np.isneginf(values)
+    fin = np.bincount(rows, weights=np.where(inf, 0.0, values), minlength=n)
+    return fin, np.bincount(rows, weights=inf.astype(np.float64), minlength=n)
+
+
+class _DiscreteCrossval:
+    """subtract / loo_joint_log_proba / loo_alpha of the discrete families (mixin).
+
+    A family supplies ``_subtract_extra(est, stats)`` for statistics beyond the class and
+    feature counts, and ``_loo_own(est, X, codes, weights)`` -> (own-class log-likelihood of
+    each row after its downdate, rows to rescore one by one), or None to decline the fast path.
+    """
+
+    def subtract(self, est, stats: dict) -> None:
+        """See :meth:`Family.subtract`."""
+        est.class_count_ = downdate(est.class_count_, stats["class_count"])
+        if "feature_count" in stats:
+            est.feature_count_ = downdate(est.feature_count_, stats["feature_count"])
+        lost = stats.get("missing_count", 0.0)
+        if np.ndim(lost):
+            est.missing_count_ = downdate(est.missing_count_, lost)
+        self._subtract_extra(est, stats)
+        est._statistics_changed()
+
+    def _subtract_extra(self, est, stats: dict) -> None:
+        return None
+
+    def _loo_own(self, est, X, codes, weights):
+        return None
+
+    def loo_joint_log_proba(self, est, X, codes, weights):
+        """See :meth:`Family.loo_joint_log_proba`."""
+        weights = np.asarray(weights, dtype=np.float64)
+        if est._missing == "ignore" or est.dtype not in ("float64", np.float64):
+            return None  # marginalised missing cells: the generic downdate is exact
+        got = self._loo_own(est, X, codes, weights)
+        if got is None:
+            return None
+        own, redo = got
+        joint = np.array(est._log_likelihood(X), dtype=np.float64)
+        n = codes.shape[0]
+        joint[np.arange(n), codes] = own
+        joint += loo_class_log_prior(est, codes, weights)
+        redo = np.flatnonzero(redo)
+        if redo.size:
+            joint[redo] = per_document(est, X, codes, weights, rows=redo)
+        return joint
+
+    def loo_alpha(self, est, X, codes, weights) -> float:
+        """See :meth:`Family.loo_alpha`: the exact LOO label log-likelihood maximised in log α."""
+        weights = np.asarray(weights, dtype=np.float64)
+        lower = 0.0 if est.estimate == "map" else -np.inf  # the MAP needs α ≥ 1
+
+        def loss(log_a: float) -> float:
+            joint = loo_joint(with_alpha(est, float(np.exp(log_a))), X, codes, weights)
+            value = -float(np.sum(label_log_likelihood(joint, codes)))
+            return value if np.isfinite(value) else np.finfo(float).max
+
+        grid = _GRID[_GRID >= lower] if np.isfinite(lower) else _GRID
+        if np.isfinite(lower) and (grid.size == 0 or grid[0] > lower):
+            grid = np.concatenate([[lower], grid])
+        values = np.array([loss(g) for g in grid])
+        best = int(np.argmin(values))
+        if best == grid.size - 1 or (best == 0 and not np.isfinite(lower)):
+            warnings.warn(
+                f"the leave-one-out label log-likelihood keeps increasing towards the search "
+                f"bound; alpha_ is set to {np.exp(grid[best]):.3g} "
+                f"(searched {np.exp(grid[0]):.3g} .. {np.exp(grid[-1]):.3g})",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            return float(np.exp(grid[best]))
+        lo = grid[max(best - 1, 0)]
+        hi = grid[min(best + 1, grid.size - 1)]
+        if lo == hi:
+            return float(np.exp(grid[best]))
+        res = minimize_scalar(loss, bounds=(lo, hi), method="bounded", options={"xatol": _XATOL})
+        x = res.x if res.fun <= values[best] else grid[best]
+        return float(np.exp(x))
