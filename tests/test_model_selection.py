@@ -308,5 +308,5 @@ def test_bad_arguments():
         cross_val_predict(MultinomialNB(), X, y, method="decision_function")
     with pytest.raises(ValueError, match="partitions"):
         cross_val_predict(MultinomialNB(), X, y, cv=[(np.arange(10, N), np.arange(5))])
-    with pytest.raises(TypeError, match="not supported by bayesnb.model_selection"):
+    with pytest.raises(TypeError, match=r"not supported by bayesnb\.model_selection"):
         cross_val_predict(object(), X, y)
