@@ -29,6 +29,7 @@ from bayesnb.families import family_of
 from bayesnb.families._crossval import (
     label_log_likelihood,
     learned_params,
+    learned_values,
     loo_class_log_prior,
     loo_joint,
 )
@@ -58,19 +59,41 @@ class _Folds:
         self.w = check_sample_weight(sample_weight, self.Xv)
         self.full.__dict__.pop("_tables", None)  # each fold derives its own tables
 
-    def model(self, train, test):
-        """The estimator fitted on ``train``: downdated, or refitted when it lacks a class."""
+    def refitted(self, train) -> bool:
+        """Whether the fold is refitted: its training part lacks a class (a refit then has
+        fewer classes, as scikit-learn's refit does)."""
         k = len(self.full.classes_)
-        if np.unique(self.codes[train]).size < k:
-            # A refit sees fewer classes (as scikit-learn's refit does): refit that fold.
+        return np.bincount(self.codes[train], minlength=k).min() == 0
+
+    def model(self, train, test, Xtest=None):
+        """The estimator fitted on ``train``: downdated, or refitted when it lacks a class.
+
+        ``Xtest``: the validated test rows ``Xv[test]`` when the caller holds them already.
+        """
+        if self.refitted(train):
             w = None if self.sample_weight is None else self.w[train]
             return clone(self.estimator).fit(_rows(self.X, train), self.y[train], sample_weight=w)
         model = copy.deepcopy(self.full)
-        stats = self.family.statistics(model, self.Xv[test], self.codes[test], self.w[test])
-        documents = (self.Xv[train], self.codes[train], self.w[train])
+        Xtest = self.Xv[test] if Xtest is None else Xtest
+        stats = self.family.statistics(model, Xtest, self.codes[test], self.w[test])
+        documents = None
+        if any(v == "loo" for v in learned_values(self.full)):
+            documents = (self.Xv[train], self.codes[train], self.w[train])
         with model._training_documents(documents):
             self.family.subtract(model, stats)
         return model
+
+    def predictions(self, train, test, method: str) -> np.ndarray:
+        """``method`` of the fold's model on its test rows, in the full classes' columns."""
+        if self.refitted(train):
+            model = self.model(train, test)
+            return _fold_predictions(model, method, _rows(self.X, test), self.full.classes_)
+        Xtest = self.Xv[test]
+        model = self.model(train, test, Xtest)
+        # As model.<method>(X[test]), without validating the rows again.
+        prior = model.class_log_prior_
+        joint = family_of(model).log_likelihood(model, Xtest) + prior
+        return _as_method(joint, np.broadcast_to(prior, joint.shape), method, model.classes_)
 
 
 def _splits(cv, X, y) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -166,9 +189,7 @@ def cross_val_predict(
             joint = loo_joint(folds.full, folds.Xv, folds.codes, folds.w)
             prior = loo_class_log_prior(folds.full, folds.codes, folds.w)
             return _as_method(joint, prior, method, classes)
-    parts = [
-        _fold_predictions(folds.model(tr, te), method, _rows(X, te), classes) for tr, te in splits
-    ]
+    parts = [folds.predictions(tr, te, method) for tr, te in splits]
     out = np.concatenate(parts)
     inverse = np.empty(n, dtype=np.intp)
     inverse[tests] = np.arange(n)

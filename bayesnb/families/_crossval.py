@@ -23,10 +23,12 @@ __all__ = [
     "downdate",
     "label_log_likelihood",
     "learned_params",
+    "learned_values",
     "loo_class_log_prior",
     "loo_joint",
     "per_document",
     "pinned_copy",
+    "weight_groups",
     "with_alpha",
 ]
 
@@ -63,6 +65,15 @@ def downdate(a, b):
     return out
 
 
+def learned_values(est) -> list[str]:
+    """The learning rules (``"evidence"``, ``"loo"``) among the parameters of ``est``."""
+    return [
+        v
+        for v in est.get_params(deep=False).values()
+        if isinstance(v, str) and v in ("evidence", "loo")
+    ]
+
+
 def learned_params(est) -> dict:
     """The learned hyperparameters of fitted ``est`` as fixed parameters (name -> value)."""
     out = {}
@@ -97,6 +108,14 @@ def with_alpha(est, alpha: float):
     return out
 
 
+def weight_groups(codes: np.ndarray, weights: np.ndarray):
+    """Distinct (class, weight) pairs: their classes, weights, and each row's pair index."""
+    values, winv = np.unique(weights, return_inverse=True)
+    k = int(codes.max()) + 1 if codes.size else 1
+    keys, group = np.unique(winv.ravel() * k + codes, return_inverse=True)
+    return (keys % k).astype(np.intp), values[keys // k], group.ravel()
+
+
 def loo_class_log_prior(est, codes: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """log p(c | labels without document i) for every row i and class c, shape (n, K).
 
@@ -124,13 +143,13 @@ def loo_class_log_prior(est, codes: np.ndarray, weights: np.ndarray) -> np.ndarr
     if not est.fit_prior:
         out[:] = -np.log(k)
     else:
-        counts = np.broadcast_to(est.class_count_, (n, k)).copy()
-        counts[np.arange(n), codes] -= weights
+        # One prior per distinct (class, weight) pair: N_c − w for that class.
+        gc, gw, group = weight_groups(codes, weights)
+        counts = np.broadcast_to(est.class_count_, (gc.size, k)).copy()
+        counts[np.arange(gc.size), gc] -= gw
         np.maximum(counts, 0.0, out=counts)
-        gamma = est.class_alpha_
-        out[:] = DirichletPosterior(gamma, counts, name="class_alpha").log_estimate(
-            est._class_estimate()
-        )
+        post = DirichletPosterior(est.class_alpha_, counts, name="class_alpha")
+        out[:] = post.log_estimate(est._class_estimate())[group]
     for i in np.flatnonzero(alone):
         keep = np.arange(k) != codes[i]
         out[i, codes[i]] = -np.inf

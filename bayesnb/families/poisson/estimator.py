@@ -75,11 +75,14 @@ class PoissonNB(_MissingCounts, _DiscreteNB):
 
     Parameters
     ----------
-    alpha : float, array-like of shape (n_features,) or "evidence", default 1.0
+    alpha : float, array-like of shape (n_features,), "evidence" or "loo", default 1.0
         Shape of the Gamma prior: pseudo-counts of each feature. ``"evidence"`` learns one
         shared α maximising the closed-form evidence with ``beta`` held fixed (empirical
         Bayes, :func:`bayesnb.evidence.fit_gamma_shape`; re-learned after every
-        ``fit``/``partial_fit`` and after ``set_params``), stored in ``alpha_``.
+        ``fit``/``partial_fit`` and after ``set_params``), stored in ``alpha_``; ``"loo"``
+        learns the one α maximising the exact leave-one-out label log-likelihood Σ_i log
+        p(y_i | x_i, D without i) (a 1-D search on the fitted statistics, no refits; it
+        needs every training document, so ``fit`` only), stored in ``alpha_``.
     beta : float or array-like of shape (n_features,), default 1.0
         Rate of the Gamma prior: pseudo-documents holding those counts. The default
         Gamma(1, 1) is an exponential prior with mean 1 (one pseudo-document with one count
