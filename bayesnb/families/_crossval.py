@@ -47,6 +47,9 @@ def downdate(a, b):
     if sp.issparse(a) or sp.issparse(b):
         a, b = sp.csr_matrix(a), sp.csr_matrix(b)
         width = max(a.shape[1], b.shape[1])
+        if a.shape[0] * width <= 1 << 20:  # small histograms: subtract densely
+            dense = [np.pad(m.toarray(), ((0, 0), (0, width - m.shape[1]))) for m in (a, b)]
+            return sp.csr_matrix(downdate(*dense))
         a.resize((a.shape[0], width))
         b.resize((b.shape[0], width))
         out = (a - b).tocsr()
