@@ -171,7 +171,8 @@ def per_document(est, X, codes: np.ndarray, weights: np.ndarray, rows=None) -> n
     """
     family = family_of(est, "bayesnb.model_selection")
     rows = np.arange(codes.shape[0]) if rows is None else np.asarray(rows)
-    prior = loo_class_log_prior(est, codes[rows], weights[rows]) if rows.size else None
+    # The labels of every document decide which classes a refit keeps.
+    prior = loo_class_log_prior(est, codes, weights)[rows] if rows.size else None
     out = np.empty((rows.size, len(est.classes_)))
     base = pinned_copy(est)
     for r, i in enumerate(rows):
