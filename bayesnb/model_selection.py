@@ -28,7 +28,6 @@ from sklearn.model_selection import check_cv
 from bayesnb.families import family_of
 from bayesnb.families._crossval import (
     label_log_likelihood,
-    learned_params,
     learned_values,
     loo_class_log_prior,
     loo_joint,
@@ -183,7 +182,7 @@ def cross_val_predict(
     tests = np.concatenate([te for _, te in splits]) if splits else np.zeros(0, np.intp)
     if tests.size != n or not np.array_equal(np.sort(tests), np.arange(n)):
         raise ValueError("cross_val_predict only works for partitions (every row tested once)")
-    if _is_loo(splits, n) and not learned_params(folds.full):
+    if _is_loo(splits, n) and not learned_values(folds.full):
         lone = np.bincount(folds.codes, minlength=classes.size)[folds.codes] == 1
         if not lone.any():
             joint = loo_joint(folds.full, folds.Xv, folds.codes, folds.w)

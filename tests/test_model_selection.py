@@ -197,6 +197,16 @@ def test_columnwise_composes_its_blocks():
     for cv in (KFold(5), LeaveOneOut()):
         ours, ref = _both(est, X, y, cv, w)
         assert_log_equal(ours, ref, atol=1e-9)
+    # Fixed priors: leave-one-out composed from the blocks' own (a DCM block downdates).
+    fixed = ColumnwiseNB(
+        [
+            ("words", MultinomialNB(estimate="bayes"), [0, 1, 2, 3]),
+            ("flags", BernoulliNB(), [4, 5]),
+            ("bursts", DirichletCompoundNB(), [6]),
+        ]
+    )
+    ours, ref = _both(fixed, X, y, LeaveOneOut(), w)
+    assert_log_equal(ours, ref, atol=1e-9)
 
 
 def test_fold_without_a_class_matches_sklearn_layout():

@@ -72,7 +72,7 @@ def learned_values(est) -> list[str]:
     """The learning rules (``"evidence"``, ``"loo"``) among the parameters of ``est``."""
     return [
         v
-        for v in est.get_params(deep=False).values()
+        for v in est.get_params(deep=True).values()  # deep: a composite's blocks too
         if isinstance(v, str) and v in ("evidence", "loo")
     ]
 
@@ -94,10 +94,20 @@ def pinned_copy(est):
     finally:
         if tables is not None:
             est._tables = tables
+    _pin(out, est)
+    return out
+
+
+def _pin(out, est) -> None:
+    """Fix the learned hyperparameters of ``out`` (a copy of ``est``), blocks included."""
     pinned = learned_params(est)
     if pinned:
         out.set_params(**pinned)
-    return out
+    # A composite's fitted blocks learn their own (ColumnwiseNB's ``estimators_``).
+    for (_, block, _), (_, orig, _) in zip(
+        getattr(out, "estimators_", ()), getattr(est, "estimators_", ()), strict=True
+    ):
+        _pin(block, orig)
 
 
 def with_alpha(est, alpha: float):

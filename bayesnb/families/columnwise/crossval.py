@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from bayesnb.families import family_of
-from bayesnb.families._crossval import downdate
+from bayesnb.families._crossval import downdate, loo_class_log_prior, loo_joint
 
 __all__ = ["ColumnwiseCrossval"]
 
 
 class ColumnwiseCrossval:
-    """subtract through the blocks (leave-one-out: the generic per-document downdate)."""
+    """subtract and leave-one-out through the blocks."""
+
+    def loo_joint_log_proba(self, est, X, codes, weights):
+        """Σ over blocks of their LOO log-likelihoods, plus the one LOO class prior."""
+        weights = np.asarray(weights, dtype=np.float64)
+        prior = loo_class_log_prior(est, codes, weights)
+        total = prior.copy()
+        for (_, block, _), part in zip(est._blocks(), X.parts, strict=True):
+            # A block's own class prior taken back out (its class counts are the composite's).
+            lik = loo_joint(block, part, codes, weights) - loo_class_log_prior(
+                block, codes, weights
+            )
+            total += np.where(np.isneginf(prior), 0.0, lik)
+        return total
 
     def subtract(self, est, stats: dict) -> None:
         """See :meth:`Family.subtract`: the one class count, then each block's statistics."""
