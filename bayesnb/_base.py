@@ -155,8 +155,26 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     def _add_batch(self, X, codes, sample_weight, *, documents: bool = False) -> None:
         w = check_sample_weight(sample_weight, X)
         self._count(X, codes, w)
-        with self._training_documents((X, codes, w) if documents else None):
+        data = (X, codes, w) if documents else None
+        box = self.__dict__.get("_capture")
+        if box is not None and data is not None:
+            box.append(data)
+        with self._training_documents(data):
             self._statistics_changed()
+
+    @contextmanager
+    def _capturing_documents(self):
+        """Collect the validated ``(X, codes, weights)`` that ``fit`` counts (a list).
+
+        :mod:`bayesnb.model_selection` downdates from the fit's own validated data instead of
+        validating X a second time.
+        """
+        box: list = []
+        self._capture = box
+        try:
+            yield box
+        finally:
+            self.__dict__.pop("_capture", None)
 
     @contextmanager
     def _training_documents(self, data):

@@ -51,11 +51,17 @@ class _Folds:
         family_of(estimator, _WHERE)
         self.estimator, self.X, self.y = estimator, X, np.asarray(y)
         self.sample_weight = sample_weight
-        self.full = clone(estimator).fit(X, y, sample_weight=sample_weight)
+        self.full = clone(estimator)
+        with self.full._capturing_documents() as fitted:
+            self.full.fit(X, y, sample_weight=sample_weight)
         self.family = family_of(self.full, _WHERE)
-        self.Xv = self.full._check_input(X, reset=False)
-        self.codes = encode_labels(self.y, self.full.classes_)[1]
-        self.w = check_sample_weight(sample_weight, self.Xv)
+        if fitted:  # the validated data fit counted (X is not validated twice)
+            self.Xv, self.codes, self.w = fitted[-1]
+        else:  # an estimator whose fit counts through another path
+            self.Xv = self.full._check_input(X, reset=False)
+            self.codes = encode_labels(self.y, self.full.classes_)[1]
+            self.w = check_sample_weight(sample_weight, self.Xv)
+        self.w = np.asarray(self.w, dtype=np.float64)
         self.full.__dict__.pop("_tables", None)  # each fold derives its own tables
 
     def refitted(self, train) -> bool:
