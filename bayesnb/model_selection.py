@@ -220,10 +220,11 @@ def cross_validate(
     """
     folds = _Folds(estimator, X, y, sample_weight)
     if scoring is None or callable(scoring) or isinstance(scoring, str):
-        scorers, single = {"score": check_scoring(estimator, scoring)}, True
+        # One scorer is reported as test_score, as scikit-learn does.
+        scorers = {"score": check_scoring(estimator, scoring)}
     else:
         names = scoring.items() if isinstance(scoring, dict) else ((s, s) for s in scoring)
-        scorers, single = {k: check_scoring(estimator, v) for k, v in names}, False
+        scorers = {k: check_scoring(estimator, v) for k, v in names}
     out: dict[str, list] = {"fit_time": [], "score_time": []}
     for tr, te in _splits(cv, X, folds.y):
         t0 = time.perf_counter()
@@ -237,7 +238,6 @@ def cross_validate(
         out["fit_time"].append(t1 - t0)
         if return_estimator:
             out.setdefault("estimator", []).append(model)
-    del single  # one scorer is reported as test_score, as scikit-learn does
     return {k: (v if k == "estimator" else np.asarray(v)) for k, v in out.items()}
 
 
