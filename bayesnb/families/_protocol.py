@@ -223,21 +223,28 @@ class Family:
 
     # -- exact cross-validation (bayesnb.model_selection) ------------------------------------
     # (section owned by issue 13: cross_val_predict, elpd_loo, alpha="loo")
+    # ``stats`` is ``statistics(est, X_batch, codes, weights)`` of documents est was fitted on;
+    # X is validated for est (as fit counted it), codes index est.classes_, weights float64.
     def subtract(self, est, stats: dict) -> None:
         """Remove a batch's statistics (the inverse of merge: as if fitted without them)."""
-        # Must leave est as a refit on the remaining data would, caches reset.
+        # Must leave est as a refit on the remaining data would (to rounding), its caches
+        # reset (est._statistics_changed()), so learned hyperparameters follow.
         raise self.unsupported("exact cross-validation (subtracting statistics)")
 
     def loo_joint_log_proba(self, est, X, codes: np.ndarray, weights) -> np.ndarray | None:
         """log p(x_i, c | D without i) for every training row i, (n, K), O(nonzeros of x_i).
 
-        None: the generic code downdates and rescores one document at a time instead.
+        The class prior included (N_c − w_i, N − w_i; ``families._crossval.loo_class_log_prior``
+        gives it, with ``-inf`` for the class a lone document takes away), learned
+        hyperparameters held at their values. None: the generic code downdates a copy and
+        rescores one document at a time (``families._crossval.per_document``).
         """
         return None
 
     def loo_alpha(self, est, X, codes: np.ndarray, weights) -> float:
         """The alpha maximising the exact LOO label log-likelihood (``alpha="loo"``)."""
-        # Called while est.alpha_ is being learned; X, codes, weights: the training data.
+        # Called while est.alpha_ is being learned, with the training documents (LOO needs
+        # each document, not only the statistics).
         raise self.unsupported("alpha='loo'")
 
     # -- PyMC declaration (bayesnb.pymc_models, bayesnb.inference) ---------------------------
