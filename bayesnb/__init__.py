@@ -32,11 +32,12 @@ def load(path, expected=None):
 
 
 def __getattr__(name: str):
-    # bayesnb.report imports matplotlib and ArviZ: loaded on first use, not with the package.
-    if name == "report":
+    # bayesnb.report imports matplotlib and ArviZ: loaded on first use, not with the package
+    # (bayesnb.model_selection too, so that plain scoring imports nothing it does not use).
+    if name in ("report", "model_selection"):
         import importlib
 
-        return importlib.import_module("bayesnb.report")
+        return importlib.import_module(f"bayesnb.{name}")
     raise AttributeError(f"module 'bayesnb' has no attribute {name!r}")
 
 
@@ -54,6 +55,7 @@ __all__ = [
     "final_estimator",
     "learning_curve",
     "load",
+    "model_selection",
     "most_informative_features",
     "report",
 ]

@@ -8,6 +8,7 @@ the normalisation to probabilities live here once.
 from __future__ import annotations
 
 import copy
+from contextlib import contextmanager
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -109,7 +110,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             )
         self.classes_ = classes
         self._reset_counts(X.shape[1])
-        self._add_batch(X, codes, sample_weight)
+        self._add_batch(X, codes, sample_weight, documents=True)
         if names is not None:
             self._set_feature_names(names)
         return self
@@ -197,10 +198,45 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             self._set_feature_names(names)
         return self
 
-    def _add_batch(self, X, codes, sample_weight) -> None:
+    def _add_batch(self, X, codes, sample_weight, *, documents: bool = False) -> None:
         w = check_sample_weight(sample_weight, X)
         self._count(X, codes, w)
-        self._statistics_changed()
+        data = (X, codes, w) if documents else None
+        box = self.__dict__.get("_capture")
+        if box is not None and data is not None:
+            box.append(data)
+        with self._training_documents(data):
+            self._statistics_changed()
+
+    @contextmanager
+    def _capturing_documents(self):
+        """Collect the validated ``(X, codes, weights)`` that ``fit`` counts (a list).
+
+        :mod:`bayesnb.model_selection` downdates from the fit's own validated data instead of
+        validating X a second time.
+        """
+        box: list = []
+        self._capture = box
+        try:
+            yield box
+        finally:
+            self.__dict__.pop("_capture", None)
+
+    @contextmanager
+    def _training_documents(self, data):
+        """Let values learned from the documents themselves (``alpha="loo"``) see ``data``.
+
+        ``data`` is ``(validated X, class codes, weights)`` of every training document, or
+        None; it is held only while the statistics are derived, never stored.
+        """
+        if data is None:
+            yield
+            return
+        self._documents = data
+        try:
+            yield
+        finally:
+            self.__dict__.pop("_documents", None)
 
     def _count(self, X, codes, weights) -> None:
         self._merge_statistics(self._statistics(X, codes, weights))
@@ -316,7 +352,8 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
 
     @property
     def alpha_(self):
-        """The feature-prior concentration in use: ``alpha``, or learned (``"evidence"``)."""
+        """The feature-prior concentration in use: ``alpha``, or learned (``"evidence"``,
+        ``"loo"``)."""
         if "alpha" not in self.get_params(deep=False):
             raise AttributeError(f"{type(self).__name__} has no alpha parameter (no alpha_)")
         return self._learned_value("alpha_", self._compute_alpha)
@@ -331,8 +368,24 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         alpha = self.alpha
         if isinstance(alpha, str) and alpha == "evidence":
             return _learn_alpha(self)
+        if isinstance(alpha, str) and alpha == "loo":
+            return self._loo_alpha()
         self._check_alpha_value(alpha)
         return alpha
+
+    def _loo_alpha(self) -> float:
+        """``alpha="loo"``: the α of the best exact leave-one-out label log-likelihood."""
+        from bayesnb.families import family_of
+
+        data = self.__dict__.get("_documents")
+        if data is None:
+            raise ValueError(
+                f"{type(self).__name__}(alpha='loo') learns alpha from every training "
+                "document at once (exact leave-one-out): call fit on the whole training set; "
+                "partial_fit, distributed or streamed fits, ColumnwiseNB blocks and "
+                "set_params(alpha='loo') after a fit do not have the documents"
+            )
+        return family_of(self).loo_alpha(self, *data)
 
     def _check_alpha_value(self, alpha) -> None:
         """Out-of-range or wrongly shaped priors fail here (at fit, or at first use)."""

@@ -51,7 +51,7 @@ def _pinned(estimator, fitted) -> dict:
     """Parameters that fix what the full-data fit chose: learned values, data-set priors."""
     params = dict(family_of(fitted).fixed_prior_params(fitted))
     for name, value in estimator.get_params(deep=False).items():
-        if isinstance(value, str) and value == "evidence":
+        if isinstance(value, str) and value in ("evidence", "loo"):
             params[name] = getattr(fitted, f"{name}_")
     return params
 

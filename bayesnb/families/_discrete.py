@@ -44,9 +44,9 @@ class _DiscreteNB(GenerativeClassifier):
 
     def _check_params(self) -> None:
         super()._check_params()
-        if isinstance(self.alpha, str) and self.alpha != "evidence":
+        if isinstance(self.alpha, str) and self.alpha not in ("evidence", "loo"):
             raise ValueError(
-                f"alpha must be a positive number or array, or 'evidence', got {self.alpha!r}"
+                f"alpha must be a positive number or array, 'evidence' or 'loo', got {self.alpha!r}"
             )
         if not isinstance(self.alpha, str):
             # The MAP needs an interior mode: refuse at fit, not at the first predict.

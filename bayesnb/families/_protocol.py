@@ -221,20 +221,30 @@ class Family:
         """Free parameters of the fitted feature model (NaN when unknown), for compare."""
         return np.nan
 
-    # -- exact cross-validation (bayesnb.model_selection) ---
+    # -- exact cross-validation (bayesnb.model_selection) ------------------------------------
+    # (section owned by issue 13: cross_val_predict, elpd_loo, alpha="loo")
+    # ``stats`` is ``statistics(est, X_batch, codes, weights)`` of documents est was fitted on;
+    # X is validated for est (as fit counted it), codes index est.classes_, weights float64.
     def subtract(self, est, stats: dict) -> None:
-        """Remove a batch's statistics from the fitted ones (the inverse of merge: the model
-        then equals one fitted without those documents)."""
-        raise self.unsupported("subtracting statistics (exact cross-validation)")
+        """Remove a batch's statistics (the inverse of merge: as if fitted without them)."""
+        # Must leave est as a refit on the remaining data would (to rounding), its caches
+        # reset (est._statistics_changed()), so learned hyperparameters follow.
+        raise self.unsupported("exact cross-validation (subtracting statistics)")
 
     def loo_joint_log_proba(self, est, X, codes: np.ndarray, weights) -> np.ndarray | None:
-        """log p(x_i, c | D without document i) for every training document i, shape (n, K),
-        each in O(nonzeros of x_i) (None: the generic code downdates per document)."""
+        """log p(x_i, c | D without i) for every training row i, (n, K), O(nonzeros of x_i).
+
+        The class prior included (N_c − w_i, N − w_i; ``families._crossval.loo_class_log_prior``
+        gives it, with ``-inf`` for the class a lone document takes away), learned
+        hyperparameters held at their values. None: the generic code downdates a copy and
+        rescores one document at a time (``families._crossval.per_document``).
+        """
         return None
 
-    def loo_alpha(self, est) -> float:
-        """The alpha maximising the exact leave-one-out label log-likelihood
-        Σ_i log p(y_i | x_i, D without i), by a 1-D search on the fitted statistics."""
+    def loo_alpha(self, est, X, codes: np.ndarray, weights) -> float:
+        """The alpha maximising the exact LOO label log-likelihood (``alpha="loo"``)."""
+        # Called while est.alpha_ is being learned, with the training documents (LOO needs
+        # each document, not only the statistics).
         raise self.unsupported("alpha='loo'")
 
     # -- PyMC declaration (bayesnb.pymc_models, bayesnb.inference) ---------------------------

@@ -132,7 +132,7 @@ def check_parameters(path: Path, est) -> None:
         est._check_params()
         for key in ("alpha", "beta", "alpha_"):
             value = getattr(est, key, None)
-            learned = key != "alpha_" and isinstance(value, str) and value == "evidence"
+            learned = key != "alpha_" and isinstance(value, str) and value in ("evidence", "loo")
             if value is None or learned:
                 continue
             check_alpha(value, n, key)

@@ -27,8 +27,12 @@ class BernoulliNB(_MissingCounts, _DiscreteNB):
 
     Parameters
     ----------
-    alpha : float or array-like of shape (n_features,), default 1.0
-        Beta prior pseudo-count of documents *with* the feature.
+    alpha : float, array-like of shape (n_features,), "evidence" or "loo", default 1.0
+        Beta prior pseudo-count of documents *with* the feature. ``"evidence"`` learns the
+        α maximising the closed-form evidence; ``"loo"`` learns the one α maximising the
+        exact leave-one-out label log-likelihood Σ_i log p(y_i | x_i, D without i) (a 1-D
+        search on the fitted statistics, no refits; it needs every training document, so
+        ``fit`` only), stored in ``alpha_``.
     beta : float or array-like, optional
         Beta prior pseudo-count of documents *without* it; defaults to ``alpha``.
     binarize : float or None, default 0.0

@@ -6,6 +6,7 @@ import numpy as np
 
 from bayesnb.families import Family, register
 from bayesnb.families._examples import binary_data
+from bayesnb.families.bernoulli.crossval import BernoulliCrossval
 from bayesnb.families.bernoulli.estimator import BernoulliNB
 from bayesnb.families.bernoulli.evidence import BernoulliEvidence
 from bayesnb.families.bernoulli.pymc import BernoulliPyMC
@@ -17,6 +18,7 @@ __all__ = ["FAMILY", "BernoulliFamily"]
 
 
 class BernoulliFamily(
+    BernoulliCrossval,
     BernoulliSampling,
     BernoulliStorage,
     BernoulliEvidence,

@@ -25,8 +25,12 @@ class CategoricalNB(_DiscreteNB):
 
     Parameters
     ----------
-    alpha : float or array-like of shape (n_features,), default 1.0
-        Dirichlet concentration of each category of feature j.
+    alpha : float, array-like of shape (n_features,), "evidence" or "loo", default 1.0
+        Dirichlet concentration of each category of feature j. ``"evidence"`` learns the
+        α maximising the closed-form evidence; ``"loo"`` learns the one α maximising the
+        exact leave-one-out label log-likelihood Σ_i log p(y_i | x_i, D without i) (a 1-D
+        search on the fitted statistics, no refits; it needs every training document, so
+        ``fit`` only), stored in ``alpha_``.
     min_categories : int or array-like of shape (n_features,), optional
         Minimum number of categories per feature (as in scikit-learn).
     class_alpha, estimate, fit_prior, class_prior

@@ -6,6 +6,7 @@ import numpy as np
 
 from bayesnb.families import Family, register
 from bayesnb.families._examples import categorical_data
+from bayesnb.families.categorical.crossval import CategoricalCrossval
 from bayesnb.families.categorical.estimator import CategoricalNB
 from bayesnb.families.categorical.evidence import CategoricalEvidence
 from bayesnb.families.categorical.pymc import CategoricalPyMC
@@ -17,6 +18,7 @@ __all__ = ["FAMILY", "CategoricalFamily"]
 
 
 class CategoricalFamily(
+    CategoricalCrossval,
     CategoricalSampling,
     CategoricalStorage,
     CategoricalEvidence,

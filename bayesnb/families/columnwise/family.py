@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from bayesnb.families import Family, family_of, register
+from bayesnb.families.columnwise.crossval import ColumnwiseCrossval
 from bayesnb.families.columnwise.estimator import ColumnwiseNB
 from bayesnb.families.columnwise.evidence import ColumnwiseEvidence
 from bayesnb.families.columnwise.pymc import ColumnwisePyMC
@@ -16,6 +17,7 @@ __all__ = ["FAMILY", "ColumnwiseFamily"]
 
 
 class ColumnwiseFamily(
+    ColumnwiseCrossval,
     ColumnwiseSampling,
     ColumnwiseStorage,
     ColumnwiseEvidence,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bayesnb.families import Family, register
 from bayesnb.families._examples import count_data
+from bayesnb.families.dcm.crossval import DCMCrossval
 from bayesnb.families.dcm.estimator import DCM_ESTIMATES, DirichletCompoundNB
 from bayesnb.families.dcm.evidence import DCMEvidence
 from bayesnb.families.dcm.pymc import DCMPyMC
@@ -15,6 +16,7 @@ __all__ = ["FAMILY", "DCMFamily"]
 
 
 class DCMFamily(
+    DCMCrossval,
     DCMSampling,
     DCMStorage,
     DCMEvidence,

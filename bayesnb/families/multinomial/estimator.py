@@ -32,9 +32,13 @@ class MultinomialNB(_DiscreteNB):
 
     Parameters
     ----------
-    alpha : float or array-like of shape (n_features,), default 1.0
+    alpha : float, array-like of shape (n_features,), "evidence" or "loo", default 1.0
         Dirichlet concentration of the word probabilities. With ``estimate="mean"``, 1 is
-        Laplace (add-one) smoothing and other values Lidstone smoothing.
+        Laplace (add-one) smoothing and other values Lidstone smoothing. ``"evidence"``
+        learns the α maximising the closed-form evidence; ``"loo"`` learns the one α
+        maximising the exact leave-one-out label log-likelihood Σ_i log p(y_i | x_i, D
+        without i) (a 1-D search on the fitted statistics, no refits; it needs every
+        training document, so ``fit`` only), stored in ``alpha_``.
     class_alpha : float, default 1.0
         Dirichlet concentration γ of the class prior; 0 gives the empirical class frequencies
         (scikit-learn's class prior).

@@ -8,6 +8,7 @@ import numpy as np
 
 from bayesnb.families import Family, register
 from bayesnb.families._examples import count_data
+from bayesnb.families.multinomial.crossval import MultinomialCrossval
 from bayesnb.families.multinomial.estimator import MultinomialNB
 from bayesnb.families.multinomial.evidence import MultinomialEvidence
 from bayesnb.families.multinomial.pymc import MultinomialPyMC
@@ -19,6 +20,7 @@ __all__ = ["FAMILY", "MultinomialFamily"]
 
 
 class MultinomialFamily(
+    MultinomialCrossval,
     MultinomialSampling,
     MultinomialStorage,
     MultinomialEvidence,

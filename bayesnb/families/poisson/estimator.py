@@ -25,6 +25,7 @@ from bayesnb.stats.missing import count_missing
 __all__ = ["PoissonNB", "check_gamma_parameter"]
 
 _ROLE = {"alpha": "shape", "beta": "rate"}
+_LEARNED = {"evidence": "evidence-maximising", "loo": "leave-one-out-maximising"}
 
 
 def check_gamma_parameter(value, name: str, n_features: int | None = None):
@@ -44,7 +45,7 @@ def check_gamma_parameter(value, name: str, n_features: int | None = None):
     """
     if isinstance(value, str):
         hint = (
-            "or 'evidence' (learned at fit)"
+            "or 'evidence' or 'loo' (learned at fit)"
             if name == "alpha"
             else "(only the shape alpha is learned from the evidence, with alpha='evidence')"
         )
@@ -74,11 +75,14 @@ class PoissonNB(_MissingCounts, _DiscreteNB):
 
     Parameters
     ----------
-    alpha : float, array-like of shape (n_features,) or "evidence", default 1.0
+    alpha : float, array-like of shape (n_features,), "evidence" or "loo", default 1.0
         Shape of the Gamma prior: pseudo-counts of each feature. ``"evidence"`` learns one
         shared α maximising the closed-form evidence with ``beta`` held fixed (empirical
         Bayes, :func:`bayesnb.evidence.fit_gamma_shape`; re-learned after every
-        ``fit``/``partial_fit`` and after ``set_params``), stored in ``alpha_``.
+        ``fit``/``partial_fit`` and after ``set_params``), stored in ``alpha_``; ``"loo"``
+        learns the one α maximising the exact leave-one-out label log-likelihood Σ_i log
+        p(y_i | x_i, D without i) (a 1-D search on the fitted statistics, no refits; it
+        needs every training document, so ``fit`` only), stored in ``alpha_``.
     beta : float or array-like of shape (n_features,), default 1.0
         Rate of the Gamma prior: pseudo-documents holding those counts. The default
         Gamma(1, 1) is an exponential prior with mean 1 (one pseudo-document with one count
@@ -181,7 +185,7 @@ class PoissonNB(_MissingCounts, _DiscreteNB):
         self._check_dtype()
 
     def _learns_alpha(self) -> bool:
-        return isinstance(self.alpha, str) and self.alpha == "evidence"
+        return isinstance(self.alpha, str) and self.alpha in ("evidence", "loo")
 
     def _reset_counts(self, n_features: int) -> None:
         if not self._learns_alpha():
@@ -200,7 +204,7 @@ class PoissonNB(_MissingCounts, _DiscreteNB):
         if self._learns_alpha() and self.estimate == "map" and alpha < 1:
             # Fail at fit, not at the first predict (the tables are built lazily).
             raise ValueError(
-                f"estimate='map' needs alpha >= 1, but the evidence-maximising alpha_ is "
+                f"estimate='map' needs alpha >= 1, but the {_LEARNED[self.alpha]} alpha_ is "
                 f"{alpha:.3g}: with a Gamma shape below 1 the posterior mode of an unseen "
                 "feature's rate is λ = 0. Use estimate='mean' (or a fixed alpha >= 1)."
             )

@@ -6,6 +6,7 @@ import numpy as np
 
 from bayesnb.families import Family, register
 from bayesnb.families._examples import count_data
+from bayesnb.families.poisson.crossval import PoissonCrossval
 from bayesnb.families.poisson.estimator import PoissonNB
 from bayesnb.families.poisson.evidence import PoissonEvidence
 from bayesnb.families.poisson.pymc import PoissonPyMC
@@ -17,6 +18,7 @@ __all__ = ["FAMILY", "PoissonFamily"]
 
 
 class PoissonFamily(
+    PoissonCrossval,
     PoissonSampling,
     PoissonStorage,
     PoissonEvidence,

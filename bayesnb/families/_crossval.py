@@ -1,0 +1,211 @@
+"""Exact leave-one-out from the statistics, shared by every family (``bayesnb.model_selection``).
+
+The model fitted without document i is the fitted model with i's statistics subtracted
+(:meth:`Family.subtract`). A family whose predictive of a left-out document only needs that
+document's nonzeros implements :meth:`Family.loo_joint_log_proba`; otherwise
+:func:`per_document` downdates a copy of the model one document at a time (exact, but a
+statistics table per document). Learned hyperparameters (``alpha="evidence"``/``"loo"``,
+``class_alpha="evidence"``) are held at their full-data values by both paths: re-learning
+them per document would cost a search per document.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+from scipy.special import logsumexp
+
+from bayesnb.families import family_of
+from bayesnb.posterior.discrete import DirichletPosterior
+
+__all__ = [
+    "downdate",
+    "label_log_likelihood",
+    "learned_params",
+    "learned_values",
+    "loo_class_log_prior",
+    "loo_joint",
+    "per_document",
+    "pinned_copy",
+    "weight_groups",
+    "with_alpha",
+]
+
+# A difference of sums below this fraction of the minuend is cancellation: the remaining
+# documents hold nothing there, and a refit would hold an exact 0.
+_CANCEL = 1e-12
+
+
+def downdate(a, b):
+    """``a − b`` for statistics (sums), exact zeros where the difference is rounding.
+
+    Dense arrays give a new array; sparse matrices a CSR matrix with the zeros dropped.
+    """
+    import scipy.sparse as sp
+
+    if sp.issparse(a) or sp.issparse(b):
+        a, b = sp.csr_matrix(a), sp.csr_matrix(b)
+        width = max(a.shape[1], b.shape[1])
+        if a.shape[0] * width <= 1 << 20:  # small histograms: subtract densely
+            dense = [np.pad(m.toarray(), ((0, 0), (0, width - m.shape[1]))) for m in (a, b)]
+            return sp.csr_matrix(downdate(*dense))
+        a.resize((a.shape[0], width))
+        b.resize((b.shape[0], width))
+        out = (a - b).tocsr()
+        ref = abs(a).tocsr()
+        # The reference on out's pattern: entries not stored in a are zero there.
+        scale = np.asarray(ref[out.nonzero()]).ravel() if out.nnz else np.zeros(0)
+        rows, cols = out.nonzero()
+        vals = np.asarray(out[rows, cols]).ravel()
+        keep = np.abs(vals) > _CANCEL * scale
+        out = sp.csr_matrix((vals[keep], (rows[keep], cols[keep])), shape=out.shape)
+        out.sum_duplicates()
+        return out
+    a = np.asarray(a, dtype=np.float64)
+    out = a - np.asarray(b, dtype=np.float64)
+    out[np.abs(out) <= _CANCEL * np.abs(a)] = 0.0
+    return out
+
+
+def learned_values(est) -> list[str]:
+    """The learning rules (``"evidence"``, ``"loo"``) among the parameters of ``est``."""
+    return [
+        v
+        for v in est.get_params(deep=True).values()  # deep: a composite's blocks too
+        if isinstance(v, str) and v in ("evidence", "loo")
+    ]
+
+
+def learned_params(est) -> dict:
+    """The learned hyperparameters of fitted ``est`` as fixed parameters (name -> value)."""
+    out = {}
+    for name, value in est.get_params(deep=False).items():
+        if isinstance(value, str) and value in ("evidence", "loo"):
+            out[name] = getattr(est, f"{name}_")
+    return out
+
+
+def pinned_copy(est):
+    """A deep copy of fitted ``est`` with learned hyperparameters fixed at their values."""
+    tables = est.__dict__.pop("_tables", None)
+    try:
+        out = copy.deepcopy(est)
+    finally:
+        if tables is not None:
+            est._tables = tables
+    _pin(out, est)
+    return out
+
+
+def _pin(out, est) -> None:
+    """Fix the learned hyperparameters of ``out`` (a copy of ``est``), blocks included."""
+    pinned = learned_params(est)
+    if pinned:
+        out.set_params(**pinned)
+    # A composite's fitted blocks learn their own (ColumnwiseNB's ``estimators_``).
+    for (_, block, _), (_, orig, _) in zip(
+        getattr(out, "estimators_", ()), getattr(est, "estimators_", ()), strict=True
+    ):
+        _pin(block, orig)
+
+
+def with_alpha(est, alpha: float):
+    """A shallow copy of fitted ``est`` scoring with ``alpha`` (statistics shared, read-only)."""
+    out = copy.copy(est)
+    out.__dict__ = dict(est.__dict__)
+    out._tables, out._learned = {}, {}
+    out.alpha = alpha
+    if "class_alpha" in out.get_params(deep=False) and isinstance(out.class_alpha, str):
+        out.class_alpha = est.class_alpha_
+    return out
+
+
+def weight_groups(codes: np.ndarray, weights: np.ndarray):
+    """Distinct (class, weight) pairs: their classes, weights, and each row's pair index."""
+    values, winv = np.unique(weights, return_inverse=True)
+    k = int(codes.max()) + 1 if codes.size else 1
+    keys, group = np.unique(winv.ravel() * k + codes, return_inverse=True)
+    return (keys % k).astype(np.intp), values[keys // k], group.ravel()
+
+
+def loo_class_log_prior(est, codes: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """log p(c | labels without document i) for every row i and class c, shape (n, K).
+
+    As a refit without i: N_c − w_i for i's class and N − w_i in total, under the class
+    estimate of ``est``. A document whose class has no other labelled document leaves a
+    refit with one class fewer: its class gets ``-inf`` and the others share the prior.
+    """
+    n, k = codes.shape[0], len(est.classes_)
+    labelled = np.bincount(codes, minlength=k)
+    alone = labelled[codes] == 1
+    if alone.any() and k - 1 < 2:
+        raise ValueError(
+            f"leaving out document {int(np.flatnonzero(alone)[0])} leaves one class: a refit "
+            "without it fails (a classifier needs at least 2 classes)"
+        )
+    if est.class_prior is not None:
+        if alone.any():
+            raise ValueError(
+                f"leaving out document {int(np.flatnonzero(alone)[0])} removes class "
+                f"{est.classes_[codes[alone][0]]!r}: a refit without it fails, class_prior "
+                f"has {k} entries for {k - 1} classes"
+            )
+        return np.broadcast_to(est.class_log_prior_, (n, k)).copy()
+    out = np.empty((n, k))
+    if not est.fit_prior:
+        out[:] = -np.log(k)
+    else:
+        # One prior per distinct (class, weight) pair: N_c − w for that class.
+        gc, gw, group = weight_groups(codes, weights)
+        counts = np.broadcast_to(est.class_count_, (gc.size, k)).copy()
+        counts[np.arange(gc.size), gc] -= gw
+        np.maximum(counts, 0.0, out=counts)
+        post = DirichletPosterior(est.class_alpha_, counts, name="class_alpha")
+        out[:] = post.log_estimate(est._class_estimate())[group]
+    for i in np.flatnonzero(alone):
+        keep = np.arange(k) != codes[i]
+        out[i, codes[i]] = -np.inf
+        if not est.fit_prior:
+            out[i, keep] = -np.log(k - 1)
+        else:
+            post = DirichletPosterior(est.class_alpha_, est.class_count_[keep][None, :])
+            out[i, keep] = post.log_estimate(est._class_estimate())[0]
+    return out
+
+
+def per_document(est, X, codes: np.ndarray, weights: np.ndarray, rows=None) -> np.ndarray:
+    """log p(x_i, c | D without i) of ``rows`` (default all), one downdated copy per document.
+
+    ``X`` is validated for ``est``; learned hyperparameters are held at their full values.
+    """
+    family = family_of(est, "bayesnb.model_selection")
+    rows = np.arange(codes.shape[0]) if rows is None else np.asarray(rows)
+    # The labels of every document decide which classes a refit keeps.
+    prior = loo_class_log_prior(est, codes, weights)[rows] if rows.size else None
+    out = np.empty((rows.size, len(est.classes_)))
+    base = pinned_copy(est)
+    for r, i in enumerate(rows):
+        model = copy.deepcopy(base)
+        one = slice(int(i), int(i) + 1)
+        family.subtract(model, family.statistics(model, X[one], codes[one], weights[one]))
+        out[r] = family.log_likelihood(model, X[one])[0]
+    if rows.size:
+        out += prior  # the class prior as a refit sees it (a lone document's class is gone)
+    return out
+
+
+def loo_joint(est, X, codes: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """log p(x_i, c | D without i), (n, K): the family's fast path, else :func:`per_document`."""
+    family = family_of(est, "bayesnb.model_selection")
+    out = family.loo_joint_log_proba(est, X, codes, weights)
+    if out is None:
+        out = per_document(est, X, codes, weights)
+    return out
+
+
+def label_log_likelihood(joint: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """log p(y_i | x_i, ...) from joint log-probabilities (n, K) and the label codes."""
+    with np.errstate(invalid="ignore"):
+        norm = logsumexp(joint, axis=1)
+        return joint[np.arange(codes.shape[0]), codes] - norm

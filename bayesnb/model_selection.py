@@ -1,0 +1,293 @@
+"""Exact cross-validation from sufficient statistics: fit once, subtract every fold.
+
+Every bayesnb model is fitted from additive statistics, so the model fitted without a fold is
+the full model with the fold's statistics subtracted (:meth:`Family.subtract`): the same
+numbers as a refit on the training part (to rounding), for every estimate and prior, with
+learned hyperparameters (``alpha="evidence"``, ``alpha="loo"``, ``class_alpha="evidence"``)
+re-learned on each training part as a refit would. The functions mirror
+:mod:`sklearn.model_selection` (same arguments, same results), at the cost of one fit plus
+one pass over each fold.
+
+Leave-one-out (:func:`elpd_loo`, and ``cv=LeaveOneOut()`` without learned hyperparameters)
+scores every document under the model without it in O(nonzeros of the document)
+(:meth:`Family.loo_joint_log_proba`).
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.metrics import check_scoring
+from sklearn.model_selection import check_cv
+
+from bayesnb.families import family_of
+from bayesnb.families._crossval import (
+    label_log_likelihood,
+    learned_values,
+    loo_class_log_prior,
+    loo_joint,
+)
+from bayesnb.validation import check_sample_weight, encode_labels
+
+__all__ = ["ELPD", "cross_val_predict", "cross_val_score", "cross_validate", "elpd_loo"]
+
+_WHERE = "bayesnb.model_selection"
+_METHODS = ("predict", "predict_proba", "predict_log_proba", "predict_joint_log_proba")
+
+
+def _rows(X, rows):
+    return X.iloc[rows] if hasattr(X, "iloc") else X[rows]
+
+
+class _Folds:
+    """The full fit and its validated data, from which every fold's model is downdated."""
+
+    def __init__(self, estimator, X, y, sample_weight):
+        family_of(estimator, _WHERE)
+        self.estimator, self.X, self.y = estimator, X, np.asarray(y)
+        self.sample_weight = sample_weight
+        self.full = clone(estimator)
+        with self.full._capturing_documents() as fitted:
+            self.full.fit(X, y, sample_weight=sample_weight)
+        self.family = family_of(self.full, _WHERE)
+        if fitted:  # the validated data fit counted (X is not validated twice)
+            self.Xv, self.codes, self.w = fitted[-1]
+        else:  # an estimator whose fit counts through another path
+            self.Xv = self.full._check_input(X, reset=False)
+            self.codes = encode_labels(self.y, self.full.classes_)[1]
+            self.w = check_sample_weight(sample_weight, self.Xv)
+        self.w = np.asarray(self.w, dtype=np.float64)
+        self.full.__dict__.pop("_tables", None)  # each fold derives its own tables
+
+    def refitted(self, train) -> bool:
+        """Whether the fold is refitted: its training part lacks a class (a refit then has
+        fewer classes, as scikit-learn's refit does)."""
+        k = len(self.full.classes_)
+        return np.bincount(self.codes[train], minlength=k).min() == 0
+
+    def model(self, train, test, Xtest=None):
+        """The estimator fitted on ``train``: downdated, or refitted when it lacks a class.
+
+        ``Xtest``: the validated test rows ``Xv[test]`` when the caller holds them already.
+        """
+        if self.refitted(train):
+            w = None if self.sample_weight is None else self.w[train]
+            return clone(self.estimator).fit(_rows(self.X, train), self.y[train], sample_weight=w)
+        model = copy.deepcopy(self.full)
+        Xtest = self.Xv[test] if Xtest is None else Xtest
+        stats = self.family.statistics(model, Xtest, self.codes[test], self.w[test])
+        documents = None
+        if any(v == "loo" for v in learned_values(self.full)):
+            documents = (self.Xv[train], self.codes[train], self.w[train])
+        with model._training_documents(documents):
+            self.family.subtract(model, stats)
+        return model
+
+    def predictions(self, train, test, method: str) -> np.ndarray:
+        """``method`` of the fold's model on its test rows, in the full classes' columns."""
+        if self.refitted(train):
+            model = self.model(train, test)
+            return _fold_predictions(model, method, _rows(self.X, test), self.full.classes_)
+        Xtest = self.Xv[test]
+        model = self.model(train, test, Xtest)
+        # As model.<method>(X[test]), without validating the rows again.
+        prior = model.class_log_prior_
+        joint = family_of(model).log_likelihood(model, Xtest) + prior
+        return _as_method(joint, np.broadcast_to(prior, joint.shape), method, model.classes_)
+
+
+def _splits(cv, X, y) -> list[tuple[np.ndarray, np.ndarray]]:
+    cv = check_cv(cv, y, classifier=True)
+    return [(np.asarray(tr), np.asarray(te)) for tr, te in cv.split(X, y)]
+
+
+def _is_loo(splits, n: int) -> bool:
+    if len(splits) != n:
+        return False
+    return all(te.size == 1 and tr.size == n - 1 for tr, te in splits) and np.array_equal(
+        np.sort(np.concatenate([te for _, te in splits])), np.arange(n)
+    )
+
+
+def _as_method(joint: np.ndarray, prior: np.ndarray, method: str, classes) -> np.ndarray:
+    """``method``'s output from LOO joint log-probabilities and LOO class log-priors (n, K)."""
+    from bayesnb.scoring import normalize_log_proba, normalize_proba
+
+    if method == "predict_joint_log_proba":
+        return joint
+    dead = ~np.isfinite(joint.max(axis=1))
+    if dead.any():
+        # Impossible under every class: a refit falls back to its class prior (and warns).
+        warnings.warn(
+            f"{int(dead.sum())} document(s) have probability 0 under every class of the "
+            "model without them; their predictions fall back to the class prior",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        joint = joint.copy()
+        joint[dead] = prior[dead]
+    prior = np.zeros(joint.shape[1])  # unused: no row is impossible now
+    if method == "predict_log_proba":
+        return normalize_log_proba(joint, prior)
+    if method == "predict_proba":
+        return normalize_proba(joint, prior)
+    return classes[np.argmax(joint, axis=1)]
+
+
+def _fold_predictions(model, method: str, X, classes: np.ndarray) -> np.ndarray:
+    """``model.method(X)``, columns of the full classes as scikit-learn lays them out."""
+    out = getattr(model, method)(X)
+    if method == "predict" or np.array_equal(model.classes_, classes):
+        return out
+    # A training fold without some class: scikit-learn fills its column with 0 (proba) or
+    # the most negative float (log proba); -inf for joint log-probabilities.
+    fill = {"predict_proba": 0.0, "predict_log_proba": np.finfo(np.float64).min}
+    full = np.full((out.shape[0], classes.size), fill.get(method, -np.inf))
+    full[:, np.searchsorted(classes, model.classes_)] = out
+    return full
+
+
+def cross_val_predict(
+    estimator, X, y, *, cv=None, method: str = "predict_proba", sample_weight=None
+) -> np.ndarray:
+    """Cross-validated predictions, as :func:`sklearn.model_selection.cross_val_predict`.
+
+    Fits once and subtracts each fold's statistics (no refit): the numbers of scikit-learn's
+    refits, to rounding, for every family, estimate and prior; learned hyperparameters are
+    re-learned on each training part as a refit would (a fold whose training part lacks a
+    class is refitted, since a refit then has fewer classes). With ``cv=LeaveOneOut()`` and
+    no learned hyperparameter every document is scored in O(its nonzeros).
+
+    Parameters
+    ----------
+    estimator : unfitted bayesnb estimator
+    X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    cv : int, cross-validation splitter or iterable of (train, test) splits, optional
+        As in scikit-learn: None is 5-fold, an int k-fold, stratified for classifiers.
+    method : {"predict_proba", "predict", "predict_log_proba", "predict_joint_log_proba"}
+    sample_weight : array-like of shape (n_samples,), optional
+        Weights of the fits (as ``params={"sample_weight": w}`` in scikit-learn).
+
+    Returns
+    -------
+    ndarray of shape (n_samples,) or (n_samples, n_classes)
+        Columns are the classes of the whole ``y``: a class absent from a training fold gets
+        probability 0 (log-probability: the most negative float; joint: ``-inf``).
+    """
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    folds = _Folds(estimator, X, y, sample_weight)
+    n, classes = folds.codes.shape[0], folds.full.classes_
+    splits = _splits(cv, X, folds.y)
+    tests = np.concatenate([te for _, te in splits]) if splits else np.zeros(0, np.intp)
+    if tests.size != n or not np.array_equal(np.sort(tests), np.arange(n)):
+        raise ValueError("cross_val_predict only works for partitions (every row tested once)")
+    if _is_loo(splits, n) and not learned_values(folds.full):
+        lone = np.bincount(folds.codes, minlength=classes.size)[folds.codes] == 1
+        if not lone.any():
+            joint = loo_joint(folds.full, folds.Xv, folds.codes, folds.w)
+            prior = loo_class_log_prior(folds.full, folds.codes, folds.w)
+            return _as_method(joint, prior, method, classes)
+    parts = [folds.predictions(tr, te, method) for tr, te in splits]
+    out = np.concatenate(parts)
+    inverse = np.empty(n, dtype=np.intp)
+    inverse[tests] = np.arange(n)
+    return out[inverse]
+
+
+def cross_validate(
+    estimator,
+    X,
+    y,
+    *,
+    cv=None,
+    scoring=None,
+    sample_weight=None,
+    return_train_score: bool = False,
+    return_estimator: bool = False,
+) -> dict:
+    """Scores of every fold, as :func:`sklearn.model_selection.cross_validate` (no refits).
+
+    ``scoring`` is a scorer name, a callable, a list/tuple of names or a dict name ->
+    scorer, as in scikit-learn (None: the estimator's ``score``, accuracy). ``fit_time`` is
+    the time to downdate the fold's model (the one full fit is not included).
+    """
+    folds = _Folds(estimator, X, y, sample_weight)
+    if scoring is None or callable(scoring) or isinstance(scoring, str):
+        # One scorer is reported as test_score, as scikit-learn does.
+        scorers = {"score": check_scoring(estimator, scoring)}
+    else:
+        names = scoring.items() if isinstance(scoring, dict) else ((s, s) for s in scoring)
+        scorers = {k: check_scoring(estimator, v) for k, v in names}
+    out: dict[str, list] = {"fit_time": [], "score_time": []}
+    for tr, te in _splits(cv, X, folds.y):
+        t0 = time.perf_counter()
+        model = folds.model(tr, te)
+        t1 = time.perf_counter()
+        for name, scorer in scorers.items():
+            out.setdefault(f"test_{name}", []).append(scorer(model, _rows(X, te), folds.y[te]))
+            if return_train_score:
+                out.setdefault(f"train_{name}", []).append(scorer(model, _rows(X, tr), folds.y[tr]))
+        out["score_time"].append(time.perf_counter() - t1)
+        out["fit_time"].append(t1 - t0)
+        if return_estimator:
+            out.setdefault("estimator", []).append(model)
+    return {k: (v if k == "estimator" else np.asarray(v)) for k, v in out.items()}
+
+
+def cross_val_score(estimator, X, y, *, cv=None, scoring=None, sample_weight=None) -> np.ndarray:
+    """The test score of every fold, as :func:`sklearn.model_selection.cross_val_score`."""
+    res = cross_validate(estimator, X, y, cv=cv, scoring=scoring, sample_weight=sample_weight)
+    return res["test_score"]
+
+
+@dataclass(frozen=True)
+class ELPD:
+    """Exact leave-one-out expected log predictive density of the labels.
+
+    Attributes
+    ----------
+    elpd : float
+        Σ_i log p(y_i | x_i, D without i).
+    se : float
+        Its standard error, ``sqrt(n · Var_i(pointwise))`` (as ArviZ's ``loo``).
+    pointwise : ndarray of shape (n_samples,)
+        log p(y_i | x_i, D without i) of every training document.
+    joint : ndarray of shape (n_samples, n_classes)
+        log p(x_i, c | D without i).
+    """
+
+    elpd: float
+    se: float
+    pointwise: np.ndarray
+    joint: np.ndarray
+
+
+def elpd_loo(estimator, X, y, *, sample_weight=None) -> ELPD:
+    """Exact leave-one-out ELPD of the labels: Σ_i log p(y_i | x_i, D without i).
+
+    One fit, then every document scored under the model without it in O(its nonzeros)
+    where the family provides the downdated predictive (the DCM, ColumnwiseNB and rows that
+    empty their class are downdated one document at a time: still exact). The estimate is
+    the estimator's ``estimate`` (``"bayes"``: the posterior predictive). Learned
+    hyperparameters (``alpha="evidence"``/``"loo"``, ``class_alpha="evidence"``) are held at
+    their full-data values (re-learning them per document would cost a search per
+    document; ``tests/test_model_selection.py`` measures the difference against refits).
+    A document is counted once whatever its weight.
+
+    Returns
+    -------
+    ELPD
+    """
+    folds = _Folds(estimator, X, y, sample_weight)
+    joint = loo_joint(folds.full, folds.Xv, folds.codes, folds.w)
+    point = label_log_likelihood(joint, folds.codes)
+    n = point.size
+    se = float(np.sqrt(n * np.var(point))) if np.all(np.isfinite(point)) else np.nan
+    return ELPD(float(point.sum()), se, point, joint)
