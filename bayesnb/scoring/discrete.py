@@ -14,6 +14,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln, logsumexp
 
+from bayesnb.scoring.blocks import csr_dot, for_row_blocks
+
 __all__ = [
     "bernoulli_jll",
     "categorical_jll",
@@ -28,8 +30,9 @@ __all__ = [
 
 
 def _dot(X, table_t: np.ndarray) -> np.ndarray:
-    out = X @ table_t
-    return np.asarray(out)
+    if sp.issparse(X):
+        return csr_dot(X, table_t)  # row blocks in threads, bit for bit ``X @ table_t``
+    return np.asarray(X @ table_t)
 
 
 def dot_log_table(X, log_table: np.ndarray) -> np.ndarray:
@@ -48,6 +51,14 @@ def dot_log_table(X, log_table: np.ndarray) -> np.ndarray:
     return jll
 
 
+def _add_in_place(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a + b`` into the fresh array ``a`` when that keeps its dtype (no other pass)."""
+    if np.result_type(a, b) != a.dtype:
+        return a + b
+    a += b
+    return a
+
+
 def _positive(X):
     """Indicator of the positive entries (sparse stays sparse, structure shared)."""
     if sp.issparse(X):
@@ -57,7 +68,9 @@ def _positive(X):
     return (X > 0).astype(np.float64)
 
 
-def bernoulli_jll(Xb, log_p: np.ndarray, log_q: np.ndarray, missing=None) -> np.ndarray:
+def bernoulli_jll(
+    Xb, log_p: np.ndarray, log_q: np.ndarray, missing=None, threshold: float | None = None
+) -> np.ndarray:
     """Σ_j [x_j log φ_cj + (1 - x_j) log(1 - φ_cj)] for binary ``Xb``.
 
     Written as ``Xb @ (log φ - log(1-φ)).T + Σ_j log(1-φ)`` so that sparse input only touches
@@ -66,14 +79,30 @@ def bernoulli_jll(Xb, log_p: np.ndarray, log_q: np.ndarray, missing=None) -> np.
 
     ``missing`` (the indicator of missing cells, see :mod:`bayesnb.stats.missing`; ``Xb`` is
     0 there) drops the factor of every missing feature: the sum runs over observed features.
+
+    ``threshold``: ``Xb`` is not binary yet but is binarised at it (values above count 1, in
+    the tables' dtype); a sparse ``Xb`` scored by the single product of smoothed estimates is
+    binarised a cache-sized block at a time inside that product, without a binarised copy.
     """
+    smoothed = not (np.isneginf(log_q).any() or np.isneginf(log_p).any())
+    if threshold is not None:
+        if missing is None and smoothed and sp.issparse(Xb) and Xb.format == "csr":
+            dtype = np.result_type(log_p, log_q)
+
+            def binary(values: np.ndarray) -> np.ndarray:
+                return (values > threshold).astype(dtype)
+
+            return _add_in_place(csr_dot(Xb, (log_p - log_q).T, values=binary), log_q.sum(axis=1))
+        from bayesnb.stats.discrete import binarize
+
+        Xb = binarize(Xb, threshold).astype(np.result_type(log_p, log_q), copy=False)
     if missing is not None:
         return _bernoulli_missing(Xb, log_p, log_q, missing)
     inf_q = np.isneginf(log_q)
     if not inf_q.any():
-        if not np.isneginf(log_p).any():
+        if smoothed:
             # Smoothed estimates: a single product, as for the multinomial model.
-            return _dot(Xb, (log_p - log_q).T) + log_q.sum(axis=1)
+            return _add_in_place(_dot(Xb, (log_p - log_q).T), log_q.sum(axis=1))
         return dot_log_table(Xb, log_p) - _dot(Xb, log_q.T) + log_q.sum(axis=1)
     # φ = 1 somewhere: a document *without* that feature is impossible in that class.
     fq = np.where(inf_q, 0.0, log_q)
@@ -391,11 +420,39 @@ def normalize_log_proba(joint: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
     return shifted - lse
 
 
-def normalize_proba(joint: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
-    """``exp`` of :func:`normalize_log_proba` with one exponential per cell, not two."""
-    joint, top = _with_fallback(joint, log_prior)
-    proba = np.exp(joint - top)
-    proba /= proba.sum(axis=1, keepdims=True)
+def normalize_proba(
+    joint: np.ndarray, log_prior: np.ndarray, offset: np.ndarray | None = None
+) -> np.ndarray:
+    """``exp`` of :func:`normalize_log_proba` with one exponential per cell, not two.
+
+    ``offset`` (the class log prior, say) is added to ``joint`` first. The softmax runs by
+    blocks of rows that stay in cache (:func:`bayesnb.scoring.blocks.for_row_blocks`), with
+    the same operations per row as on the whole matrix; rows that every class finds
+    impossible are redone from the class prior afterwards.
+    """
+    n, k = joint.shape
+    dtype = joint.dtype if offset is None else np.result_type(joint, offset)
+    proba = np.empty((n, k), dtype=dtype)
+    dead = np.zeros(n, dtype=bool)
+
+    def block(r0: int, r1: int) -> None:
+        j = joint[r0:r1] if offset is None else joint[r0:r1] + offset
+        p = proba[r0:r1]
+        top = j.max(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore"):  # an impossible row (-inf - -inf), redone below
+            np.subtract(j, top, out=p)
+        np.exp(p, out=p)
+        p /= p.sum(axis=1, keepdims=True)
+        dead[r0:r1] = ~np.isfinite(top[:, 0])
+
+    for_row_blocks(n, k, block)
+    if dead.any():
+        rows = np.flatnonzero(dead)
+        part = joint[rows] if offset is None else joint[rows] + offset
+        part, top = _with_fallback(part, log_prior)
+        part = np.exp(part - top)
+        part /= part.sum(axis=1, keepdims=True)
+        proba[rows] = part
     return proba
 
 

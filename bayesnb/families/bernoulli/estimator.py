@@ -143,8 +143,11 @@ class BernoulliNB(_MissingCounts, _DiscreteNB):
 
     def _log_likelihood(self, X) -> np.ndarray:
         M = self._split_missing(X)[1] if self._missing == "ignore" else None
-        Xb = self._as_dtype(self._encode(X))
-        return bernoulli_jll(Xb, self.feature_log_prob_, self.feature_log_neg_prob_, missing=M)
+        log_p, log_q = self.feature_log_prob_, self.feature_log_neg_prob_
+        if self.binarize is not None and sp.issparse(X):
+            # Binarised inside the scoring product, a block at a time: no binarised copy of X.
+            return bernoulli_jll(X, log_p, log_q, missing=M, threshold=self.binarize)
+        return bernoulli_jll(self._as_dtype(self._encode(X)), log_p, log_q, missing=M)
 
 
 class _ObservedBetaPosterior(BetaPosterior):
