@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from bayesnb.scoring.blocks import csr_dot
+
 __all__ = ["add_length_counts", "count_lengths", "empty_length_counts"]
 
 
@@ -45,7 +47,11 @@ def count_lengths(X, codes: np.ndarray, weights: np.ndarray, n_classes: int) -> 
     """
     # X @ ones and one bincount over a flat (class, length) key: a few n_samples-sized
     # temporaries, where a COO -> CSR conversion would sort every document.
-    lengths = np.asarray(X @ np.ones(X.shape[1])).ravel()
+    if sp.issparse(X):
+        # Row sums by SciPy's own kernel in row blocks (bit for bit ``X @ ones``), in threads.
+        lengths = csr_dot(X, np.ones((X.shape[1], 1))).ravel()
+    else:
+        lengths = np.asarray(X @ np.ones(X.shape[1])).ravel()
     np.rint(lengths, out=lengths)
     lengths = lengths.astype(np.intp)
     width = int(lengths.max()) + 1 if lengths.size else 1
