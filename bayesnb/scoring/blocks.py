@@ -32,7 +32,7 @@ try:  # SciPy's kernel behind ``csr @ dense``; private, so its absence falls bac
 except ImportError:  # pragma: no cover - a SciPy without it
     csr_matvecs = None
 
-__all__ = ["csr_dot", "for_row_blocks", "n_threads", "sum_and_min"]
+__all__ = ["csr_dot", "for_row_blocks", "n_threads", "row_sums_by_columns", "sum_and_min"]
 
 _MAX_THREADS = 8
 # Below this many stored values (or score cells) one thread is faster than starting several.
@@ -194,3 +194,49 @@ def sum_and_min(values: np.ndarray, minimum: bool = True) -> tuple[float, float]
     for_row_blocks(size, 1, block, block_cells=step)
     with np.errstate(over="ignore", invalid="ignore"):
         return float(sums.sum()), float(lows.min())
+
+
+# NumPy sums a contiguous run of at most this many values with 8 accumulators (pairwise).
+_PAIRWISE_BLOCK = 128
+# Whether row_sums_by_columns reproduces NumPy's row sums, by number of columns (checked once).
+_ORDER_CHECKED: dict[int, bool] = {}
+
+
+def _pairwise(t: np.ndarray) -> np.ndarray:
+    """Σ over axis 0 of ``t``, in the order of NumPy's pairwise sum of each column."""
+    m = t.shape[0]
+    if m < 8:
+        res = np.zeros(t.shape[1:], dtype=t.dtype)
+        for i in range(m):
+            res += t[i]
+        return res
+    if m <= _PAIRWISE_BLOCK:
+        r = t[:8].copy()
+        i = 8
+        while i < m - m % 8:
+            r += t[i : i + 8]
+            i += 8
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        for j in range(i, m):
+            res += t[j]
+        return res
+    half = m // 2
+    half -= half % 8
+    return _pairwise(t[:half]) + _pairwise(t[half:])
+
+
+def row_sums_by_columns(t: np.ndarray) -> np.ndarray | None:
+    """``t.T.sum(axis=1)`` bit for bit, from the class-major block ``t`` of shape (k, b).
+
+    Per-row sums over a few classes are slow in NumPy's row-major reduction; summed as k
+    vectors of length b in NumPy's own pairwise order they cost k vector additions. That
+    order is checked against NumPy once per k on random data; None when it differs (the
+    caller then sums row-major).
+    """
+    k = t.shape[0]
+    ok = _ORDER_CHECKED.get(k)
+    if ok is None:
+        probe = np.random.default_rng(k).random((37, k))
+        ok = bool(np.array_equal(_pairwise(np.ascontiguousarray(probe.T)), probe.sum(axis=1)))
+        _ORDER_CHECKED[k] = ok
+    return _pairwise(t) if ok else None

@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln, logsumexp
 
-from bayesnb.scoring.blocks import csr_dot, for_row_blocks
+from bayesnb.scoring.blocks import csr_dot, for_row_blocks, row_sums_by_columns
 
 __all__ = [
     "bernoulli_jll",
@@ -436,14 +436,23 @@ def normalize_proba(
     dead = np.zeros(n, dtype=bool)
 
     def block(r0: int, r1: int) -> None:
-        j = joint[r0:r1] if offset is None else joint[r0:r1] + offset
-        p = proba[r0:r1]
-        top = j.max(axis=1, keepdims=True)
+        # Class-major (k, rows) inside the block: every pass is a contiguous vector operation
+        # (row-major, each is a reduction or a broadcast over k-value rows).
+        t = np.empty((k, r1 - r0), dtype=dtype)
+        if offset is None:
+            t[...] = joint[r0:r1].T
+        else:
+            np.add(joint[r0:r1].T, offset[:, None], out=t)
+        top = t.max(axis=0)
         with np.errstate(invalid="ignore"):  # an impossible row (-inf - -inf), redone below
-            np.subtract(j, top, out=p)
-        np.exp(p, out=p)
-        p /= p.sum(axis=1, keepdims=True)
-        dead[r0:r1] = ~np.isfinite(top[:, 0])
+            t -= top
+        np.exp(t, out=t)
+        total = row_sums_by_columns(t)
+        if total is None:  # NumPy sums rows in another order: sum row-major
+            total = np.ascontiguousarray(t.T).sum(axis=1)
+        t /= total
+        proba[r0:r1] = t.T
+        dead[r0:r1] = ~np.isfinite(top)
 
     for_row_blocks(n, k, block)
     if dead.any():
