@@ -18,6 +18,7 @@ from bayesnb.scoring.blocks import csr_dot, for_row_blocks, row_sums_by_columns
 
 __all__ = [
     "bernoulli_jll",
+    "bernoulli_linear",
     "categorical_jll",
     "dcm_jll",
     "dot_log_table",
@@ -68,8 +69,24 @@ def _positive(X):
     return (X > 0).astype(np.float64)
 
 
+def bernoulli_linear(log_p: np.ndarray, log_q: np.ndarray):
+    """``((log φ − log(1−φ))ᵀ, Σ_j log(1−φ_cj))`` of smoothed tables, or None (some ``-inf``).
+
+    The single-product form of :func:`bernoulli_jll`: the first is C-contiguous, shape
+    (n_features, n_classes), the layout of the sparse product, so a model can keep it.
+    """
+    if np.isneginf(log_q).any() or np.isneginf(log_p).any():
+        return None
+    return np.ascontiguousarray((log_p - log_q).T), log_q.sum(axis=1)
+
+
 def bernoulli_jll(
-    Xb, log_p: np.ndarray, log_q: np.ndarray, missing=None, threshold: float | None = None
+    Xb,
+    log_p: np.ndarray,
+    log_q: np.ndarray,
+    missing=None,
+    threshold: float | None = None,
+    linear=None,
 ) -> np.ndarray:
     """Σ_j [x_j log φ_cj + (1 - x_j) log(1 - φ_cj)] for binary ``Xb``.
 
@@ -83,26 +100,30 @@ def bernoulli_jll(
     ``threshold``: ``Xb`` is not binary yet but is binarised at it (values above count 1, in
     the tables' dtype); a sparse ``Xb`` scored by the single product of smoothed estimates is
     binarised a cache-sized block at a time inside that product, without a binarised copy.
+    ``linear``: :func:`bernoulli_linear` of the tables, when the caller keeps it.
     """
-    smoothed = not (np.isneginf(log_q).any() or np.isneginf(log_p).any())
+    if linear is None:
+        linear = bernoulli_linear(log_p, log_q)
     if threshold is not None:
-        if missing is None and smoothed and sp.issparse(Xb) and Xb.format == "csr":
-            dtype = np.result_type(log_p, log_q)
+        if missing is None and linear is not None and sp.issparse(Xb) and Xb.format == "csr":
+            table_t, offset = linear
 
             def binary(values: np.ndarray) -> np.ndarray:
-                return (values > threshold).astype(dtype)
+                return (values > threshold).astype(table_t.dtype)
 
-            return _add_in_place(csr_dot(Xb, (log_p - log_q).T, values=binary), log_q.sum(axis=1))
+            return _add_in_place(csr_dot(Xb, table_t, values=binary), offset)
         from bayesnb.stats.discrete import binarize
 
         Xb = binarize(Xb, threshold).astype(np.result_type(log_p, log_q), copy=False)
     if missing is not None:
         return _bernoulli_missing(Xb, log_p, log_q, missing)
+    if linear is not None:
+        # Smoothed estimates: a single product, as for the multinomial model (dense X keeps
+        # the transposed view: BLAS is handed the layout it always had).
+        table_t = linear[0] if sp.issparse(Xb) else (log_p - log_q).T
+        return _add_in_place(_dot(Xb, table_t), linear[1])
     inf_q = np.isneginf(log_q)
     if not inf_q.any():
-        if smoothed:
-            # Smoothed estimates: a single product, as for the multinomial model.
-            return _add_in_place(_dot(Xb, (log_p - log_q).T), log_q.sum(axis=1))
         return dot_log_table(Xb, log_p) - _dot(Xb, log_q.T) + log_q.sum(axis=1)
     # φ = 1 somewhere: a document *without* that feature is impossible in that class.
     fq = np.where(inf_q, 0.0, log_q)
