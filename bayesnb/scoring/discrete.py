@@ -27,6 +27,7 @@ __all__ = [
     "normalize_proba",
     "observed_mass_correction",
     "polya_jll",
+    "scoring_table",
 ]
 
 
@@ -36,12 +37,16 @@ def _dot(X, table_t: np.ndarray) -> np.ndarray:
     return np.asarray(X @ table_t)
 
 
-def dot_log_table(X, log_table: np.ndarray) -> np.ndarray:
+def dot_log_table(X, log_table: np.ndarray, table_t: np.ndarray | None = None) -> np.ndarray:
     """``X @ log_table.T`` with ``0 · (-inf) = 0``; shape (n_samples, n_classes).
 
     A document with a positive value on a feature whose log-probability is ``-inf`` gets
-    ``-inf`` for that class.
+    ``-inf`` for that class. ``table_t``: ``log_table.T`` C-contiguous (the layout of the
+    sparse product) from :func:`scoring_table`, when the caller keeps it; None for a table
+    with ``-inf``.
     """
+    if table_t is not None and sp.issparse(X):
+        return _dot(X, table_t)
     inf = np.isneginf(log_table)
     if not inf.any():
         return _dot(X, log_table.T)
@@ -50,6 +55,13 @@ def dot_log_table(X, log_table: np.ndarray) -> np.ndarray:
     hits = _dot(_positive(X), inf.T.astype(np.float64))
     jll[hits > 0] = -np.inf
     return jll
+
+
+def scoring_table(log_table: np.ndarray) -> np.ndarray | None:
+    """``log_table.T`` C-contiguous for :func:`dot_log_table`, or None when it holds ``-inf``."""
+    if np.isneginf(log_table).any():
+        return None
+    return np.ascontiguousarray(log_table.T)
 
 
 def _add_in_place(a: np.ndarray, b: np.ndarray) -> np.ndarray:
