@@ -177,21 +177,3 @@ def test_gda_checks_finiteness_on_its_scores():
     with np.errstate(over="ignore", invalid="ignore"):
         p = gda.predict_proba(huge)
     assert np.allclose(p[1:], gda.predict_proba(X[1:3]))
-
-
-def test_class_sums_pass_also_sums_rows():
-    from bayesnb.stats.discrete import count_features
-
-    X, _ = _corpus(n=3000, seed=8)
-    rng = np.random.default_rng(8)
-    codes, weights = rng.integers(0, 4, X.shape[0]), rng.random(X.shape[0])
-    sums = np.zeros(X.shape[0])
-    table = count_features(X, codes, weights, 4, row_sums=sums)
-    assert np.array_equal(table, count_features(X, codes, weights, 4))
-    assert np.array_equal(sums, np.asarray(X @ np.ones(X.shape[1])).ravel())
-    # The multinomial length histogram is the one of the separate pass.
-    model = MultinomialNB().fit(X, codes)
-    from bayesnb.stats.lengths import count_lengths
-
-    expected = count_lengths(X, codes, np.ones(X.shape[0]), 4)
-    assert (model.length_count_ != expected).nnz == 0

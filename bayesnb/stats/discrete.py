@@ -11,8 +11,6 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from bayesnb.scoring.blocks import csr_matvecs
-
 __all__ = ["binarize", "count_categories", "count_classes", "count_features", "indicator"]
 
 
@@ -42,7 +40,6 @@ def count_features(
     *,
     out: np.ndarray | None = None,
     threshold: float | None = None,
-    row_sums: np.ndarray | None = None,
 ) -> np.ndarray:
     """Per-class feature sums ``Σ_{i∈c} w_i x_ij``, shape (n_classes, n_features).
 
@@ -51,10 +48,7 @@ def count_features(
     other array of model size. (The sparse product ``Yᵀ·X`` makes two passes, SciPy's
     symbolic and numeric phases, and builds a sparse K×V result before densifying it.)
     With ``threshold``, values are binarised on the fly (``x > threshold`` counts 1): the
-    Bernoulli document frequencies without a binarised copy of ``X``. ``row_sums`` (zeros of
-    shape (n_samples,), sparse ``X``) receives each row's sum of ``X``, bit for bit
-    ``X @ ones`` (SciPy's kernel on the chunk while its values are in cache): the document
-    lengths of the multinomial model without another pass over ``X``.
+    Bernoulli document frequencies without a binarised copy of ``X``.
     """
     n, v = X.shape
     if out is None:
@@ -65,12 +59,6 @@ def count_features(
         return out
     flat = out.reshape(-1)  # a view: out is C-contiguous
     lengths = np.diff(X.indptr)
-    ones = None
-    if row_sums is not None:
-        if csr_matvecs is None or X.data.dtype != np.float64 or X.indptr.dtype != X.indices.dtype:
-            row_sums += np.asarray(X @ np.ones(v)).ravel()
-        else:
-            ones = np.ones(v)
     unit = bool(np.all(weights == 1.0))
     step = max(1, _CHUNK * n // max(X.nnz, 1))
     for r0 in range(0, n, step):
@@ -79,9 +67,6 @@ def count_features(
         idx = np.repeat(codes[r0:r1] * v, lengths[r0:r1])
         idx += X.indices[s0:s1]
         values = X.data[s0:s1]
-        if ones is not None:
-            ptr = X.indptr[r0 : r1 + 1]
-            csr_matvecs(r1 - r0, v, 1, ptr, X.indices, X.data, ones, row_sums[r0:r1])
         if threshold is not None:
             values = (values > threshold).astype(np.float64)
         if not unit:

@@ -16,8 +16,6 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from bayesnb.scoring.blocks import csr_dot
-
 __all__ = ["add_length_counts", "count_lengths", "empty_length_counts"]
 
 
@@ -26,9 +24,7 @@ def empty_length_counts(n_classes: int) -> sp.csr_matrix:
     return sp.csr_matrix((n_classes, 1), dtype=np.float64)
 
 
-def count_lengths(
-    X, codes: np.ndarray, weights: np.ndarray, n_classes: int, lengths: np.ndarray | None = None
-) -> sp.csr_matrix:
+def count_lengths(X, codes: np.ndarray, weights: np.ndarray, n_classes: int) -> sp.csr_matrix:
     """Weighted per-class histogram of document lengths.
 
     Parameters
@@ -40,9 +36,6 @@ def count_lengths(
     weights : ndarray of shape (n_samples,)
         Sample weights.
     n_classes : int
-    lengths : ndarray of shape (n_samples,), optional
-        The row sums of ``X`` when the caller has them (``count_features(row_sums=...)``);
-        overwritten.
 
     Returns
     -------
@@ -52,11 +45,7 @@ def count_lengths(
     """
     # X @ ones and one bincount over a flat (class, length) key: a few n_samples-sized
     # temporaries, where a COO -> CSR conversion would sort every document.
-    if lengths is None and sp.issparse(X):
-        # Row sums by SciPy's own kernel in row blocks (bit for bit ``X @ ones``), in threads.
-        lengths = csr_dot(X, np.ones((X.shape[1], 1))).ravel()
-    elif lengths is None:
-        lengths = np.asarray(X @ np.ones(X.shape[1])).ravel()
+    lengths = np.asarray(X @ np.ones(X.shape[1])).ravel()
     np.rint(lengths, out=lengths)
     lengths = lengths.astype(np.intp)
     width = int(lengths.max()) + 1 if lengths.size else 1

@@ -9,7 +9,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 
 from bayesnb.families._discrete import _DiscreteNB
 from bayesnb.posterior.discrete import DirichletPosterior
@@ -108,11 +107,9 @@ class MultinomialNB(_DiscreteNB):
     def _statistics(self, X, codes, weights) -> dict:
         k = len(self.classes_)
         X0, M = self._split_missing(X)
-        # Document lengths summed in the same pass over X as the class sums.
-        lengths = np.zeros(X0.shape[0]) if sp.issparse(X0) else None
         stats = {
             "class_count": count_classes(codes, weights, k),
-            "feature_count": count_features(X0, codes, weights, k, row_sums=lengths),
+            "feature_count": count_features(X0, codes, weights, k),
         }
         if M is not None:
             warnings.warn(
@@ -125,7 +122,7 @@ class MultinomialNB(_DiscreteNB):
             )
         # Per-class document-length histogram, only needed to generate documents (sample);
         # a document with missing counts contributes its observed length.
-        stats["length_count"] = count_lengths(X0, codes, weights, k, lengths=lengths)
+        stats["length_count"] = count_lengths(X0, codes, weights, k)
         return stats
 
     def _merge_statistics(self, stats: dict) -> None:
