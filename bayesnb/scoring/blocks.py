@@ -10,8 +10,9 @@ n_classes) scores. Both are done here by blocks of rows:
   to one block of stored values at a time, so no transformed copy of X is made.
 - :func:`for_row_blocks` runs element-wise passes (the softmax) on blocks of rows that stay
   in cache, instead of one pass over the whole score matrix per operation, again in threads.
-  NumPy's per-row reductions and its contiguous element-wise loops give the same numbers on
-  a block as on the whole array.
+  Element-wise operations, maxima, and sums over classes taken in NumPy's own order
+  (:func:`row_sums_by_columns`) give the same numbers on a block as on the whole array.
+- :func:`sum_and_min` takes both reductions of validation in one pass over memory.
 
 Threads: ``BAYESNB_NUM_THREADS`` when set, else the CPUs this process may run on (at most
 ``_MAX_THREADS``); small inputs run in the calling thread.
