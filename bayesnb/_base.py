@@ -453,7 +453,12 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         """p(c | x), rows summing to 1, shape (n_samples, n_classes)."""
         if _is_dask(X):
             return _dask_predict(self, "predict_proba", X)
-        return normalize_proba(self.predict_joint_log_proba(X), self.class_log_prior_)
+        check_fitted(self)
+        X = self._check_input(X, reset=False)
+        # The joint log-probability of predict_joint_log_proba, its prior added block by block
+        # inside the softmax (no separate pass over the scores).
+        prior = self.class_log_prior_
+        return normalize_proba(self._log_likelihood(X), prior, offset=prior)
 
     def predict(self, X) -> np.ndarray:
         """The most probable class of every document."""

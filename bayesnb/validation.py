@@ -23,6 +23,8 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from bayesnb.scoring.blocks import sum_and_min
+
 ESTIMATES = ("mle", "map", "mean", "bayes")
 MISSING = ("error", "ignore")
 
@@ -37,6 +39,7 @@ __all__ = [
     "check_class_prior",
     "check_estimate",
     "check_feature_names",
+    "check_finite",
     "check_missing",
     "check_sample_weight",
     "encode_labels",
@@ -165,15 +168,16 @@ def _where(estimator, X, bad_values, show: int = 5) -> str:
     )
 
 
-def _check_finite(estimator, X, missing: str) -> bool:
+def _check_finite(estimator, X, missing: str, total: float | None = None) -> bool:
     """Refuse infinity (always) and NaN (unless ``missing="ignore"``); True if X holds NaN.
 
     One ``sum`` over the stored values decides the common case (a finite sum: neither NaN nor
     infinity), as scikit-learn's own finiteness check does; only otherwise is X scanned
-    element-wise, to tell NaN from infinity and name the cells.
+    element-wise, to tell NaN from infinity and name the cells. ``total``: that sum, when
+    the caller has it already.
     """
     values = _finite_values(X)
-    if _sum_is_finite(values):
+    if _sum_is_finite(values) if total is None else np.isfinite(total):
         return False
     name = type(estimator).__name__
     if np.isinf(values).any():
@@ -190,6 +194,15 @@ def _check_finite(estimator, X, missing: str) -> bool:
             "marginalise the missing features out of the likelihood, or impute them."
         )
     return True
+
+
+def check_finite(estimator, X, missing: str = "error") -> bool:
+    """The finiteness check of :func:`check_X` (after ``finite=False``); True if X holds NaN.
+
+    Raises the ValueError naming the cells of an infinity, or of a NaN unless ``missing`` is
+    ``"ignore"``.
+    """
+    return _check_finite(estimator, X, check_missing(missing))
 
 
 # numpy's own conversion errors, which say nothing about which argument is wrong.
@@ -220,6 +233,7 @@ def check_X(
     integer: bool = False,
     allow_sparse: bool = True,
     missing: str = "error",
+    finite: bool = True,
 ):
     """Validate a feature matrix (and optionally labels) for ``estimator``.
 
@@ -245,6 +259,10 @@ def check_X(
         ``"error"`` refuses NaN with a ValueError naming the rows and columns that hold it;
         ``"ignore"`` lets NaN (missing values, also stored explicitly in sparse input) through
         for the estimator to marginalise. Infinity is refused either way.
+    finite : bool
+        False skips the scan for NaN and infinity (and needs ``nonnegative=False``,
+        ``integer=False``): the caller checks afterwards with :func:`check_finite`, e.g. only
+        when a product of X came out non-finite.
 
     Returns
     -------
@@ -267,13 +285,20 @@ def check_X(
         raise _not_numeric(exc, "X") from None
     if sp.issparse(X) and X.format != "csr":
         X = X.tocsr()
+    if not finite:
+        if nonnegative or integer:
+            raise ValueError("check_X(finite=False) cannot check nonnegative or integer values")
+        return (X, y) if y is not None else X
     values = _finite_values(X)
-    if _check_finite(estimator, X, check_missing(missing)):
+    # One pass over the values gives their sum (finite: no NaN, no infinity) and minimum.
+    total, low = sum_and_min(values, minimum=nonnegative)
+    if _check_finite(estimator, X, check_missing(missing), total):
         values = values[~np.isnan(values)]  # the checks below are about observed values
-    if nonnegative and values.size and values.min() < 0:
+        low = values.min() if nonnegative and values.size else 0.0
+    if nonnegative and values.size and low < 0:
         raise ValueError(
             f"Negative values in data passed to {type(estimator).__name__}: X must hold counts "
-            f"(minimum found {values.min():g})"
+            f"(minimum found {low:g})"
         )
     if integer and values.size and not np.all(values == np.floor(values)):
         raise ValueError(

@@ -2,7 +2,9 @@
 
 Dense 200,000 × 100, two classes. Times ``fit`` and ``predict_proba`` of both (median of
 ``--repeats`` runs each, interleaved so both see the same machine load) and prints the ratios
-measured in this run. Targets: fit ≤ 1.0× LDA's, predict_proba ≤ 1.5× LDA's.
+measured in this run. Targets: fit ≤ 1.0× LDA's, predict_proba ≤ 1.5× LDA's (issue 15:
+≤ 1.0×, on the median of the ratios of the two timed in the same round, printed as a
+PASS/FAIL line with their min and max).
 
 ``GDA.fit`` computes the statistics *and* the estimate with its Cholesky factor (the
 logistic coefficients ``coef_``/``intercept_`` are derived lazily from that factor, at the cost
@@ -65,6 +67,9 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         runs["gda_proba"].append(_time(lambda: gda.predict_proba(X)))
         runs["lda_proba"].append(_time(lambda: lda.predict_proba(X)))
     med = {k: statistics.median(v) for k, v in runs.items()}
+    # Issue 15: predict_proba <= 1.0x LDA's, on the median of the per-round ratios.
+    ratios = [a / b for a, b in zip(runs["gda_proba"], runs["lda_proba"], strict=True)]
+    med["proba_paired"] = statistics.median(ratios)
     diff = np.abs(gda.predict_proba(X) - lda.predict_proba(X)).max()
 
     print(
@@ -81,6 +86,11 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         ratio = ours / theirs
         print(f"{name:<22}{ours:>12.4f}{theirs:>13.4f}{ratio:>8.2f}{'<= ' + str(target):>9}")
     print(f"max |p_bayesnb - p_sklearn| = {diff:.2e} (posterior mean vs MLE)")
+    ok = med["proba_paired"] <= 1.0
+    print(
+        f"{'PASS' if ok else 'FAIL'}  predict_proba / LDA(lsqr), paired per round: median "
+        f"{med['proba_paired']:.2f} [{min(ratios):.2f}, {max(ratios):.2f}] (target <= 1.0)"
+    )
     return med
 
 

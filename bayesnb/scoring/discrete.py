@@ -14,8 +14,11 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln, logsumexp
 
+from bayesnb.scoring.blocks import csr_dot, for_row_blocks, row_sums_by_columns
+
 __all__ = [
     "bernoulli_jll",
+    "bernoulli_linear",
     "categorical_jll",
     "dcm_jll",
     "dot_log_table",
@@ -24,20 +27,26 @@ __all__ = [
     "normalize_proba",
     "observed_mass_correction",
     "polya_jll",
+    "scoring_table",
 ]
 
 
 def _dot(X, table_t: np.ndarray) -> np.ndarray:
-    out = X @ table_t
-    return np.asarray(out)
+    if sp.issparse(X):
+        return csr_dot(X, table_t)  # row blocks in threads, bit for bit ``X @ table_t``
+    return np.asarray(X @ table_t)
 
 
-def dot_log_table(X, log_table: np.ndarray) -> np.ndarray:
+def dot_log_table(X, log_table: np.ndarray, table_t: np.ndarray | None = None) -> np.ndarray:
     """``X @ log_table.T`` with ``0 · (-inf) = 0``; shape (n_samples, n_classes).
 
     A document with a positive value on a feature whose log-probability is ``-inf`` gets
-    ``-inf`` for that class.
+    ``-inf`` for that class. ``table_t``: ``log_table.T`` C-contiguous (the layout of the
+    sparse product) from :func:`scoring_table`, when the caller keeps it; None for a table
+    with ``-inf``.
     """
+    if table_t is not None and sp.issparse(X):
+        return _dot(X, table_t)
     inf = np.isneginf(log_table)
     if not inf.any():
         return _dot(X, log_table.T)
@@ -46,6 +55,21 @@ def dot_log_table(X, log_table: np.ndarray) -> np.ndarray:
     hits = _dot(_positive(X), inf.T.astype(np.float64))
     jll[hits > 0] = -np.inf
     return jll
+
+
+def scoring_table(log_table: np.ndarray) -> np.ndarray | None:
+    """``log_table.T`` C-contiguous for :func:`dot_log_table`, or None when it holds ``-inf``."""
+    if np.isneginf(log_table).any():
+        return None
+    return np.ascontiguousarray(log_table.T)
+
+
+def _add_in_place(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a + b`` into the fresh array ``a`` when that keeps its dtype (no other pass)."""
+    if np.result_type(a, b) != a.dtype:
+        return a + b
+    a += b
+    return a
 
 
 def _positive(X):
@@ -57,7 +81,25 @@ def _positive(X):
     return (X > 0).astype(np.float64)
 
 
-def bernoulli_jll(Xb, log_p: np.ndarray, log_q: np.ndarray, missing=None) -> np.ndarray:
+def bernoulli_linear(log_p: np.ndarray, log_q: np.ndarray):
+    """``((log φ − log(1−φ))ᵀ, Σ_j log(1−φ_cj))`` of smoothed tables, or None (some ``-inf``).
+
+    The single-product form of :func:`bernoulli_jll`: the first is C-contiguous, shape
+    (n_features, n_classes), the layout of the sparse product, so a model can keep it.
+    """
+    if np.isneginf(log_q).any() or np.isneginf(log_p).any():
+        return None
+    return np.ascontiguousarray((log_p - log_q).T), log_q.sum(axis=1)
+
+
+def bernoulli_jll(
+    Xb,
+    log_p: np.ndarray,
+    log_q: np.ndarray,
+    missing=None,
+    threshold: float | None = None,
+    linear=None,
+) -> np.ndarray:
     """Σ_j [x_j log φ_cj + (1 - x_j) log(1 - φ_cj)] for binary ``Xb``.
 
     Written as ``Xb @ (log φ - log(1-φ)).T + Σ_j log(1-φ)`` so that sparse input only touches
@@ -66,14 +108,34 @@ def bernoulli_jll(Xb, log_p: np.ndarray, log_q: np.ndarray, missing=None) -> np.
 
     ``missing`` (the indicator of missing cells, see :mod:`bayesnb.stats.missing`; ``Xb`` is
     0 there) drops the factor of every missing feature: the sum runs over observed features.
+
+    ``threshold``: ``Xb`` is not binary yet but is binarised at it (values above count 1, in
+    the tables' dtype); a sparse ``Xb`` scored by the single product of smoothed estimates is
+    binarised a cache-sized block at a time inside that product, without a binarised copy.
+    ``linear``: :func:`bernoulli_linear` of the tables, when the caller keeps it.
     """
+    if linear is None:
+        linear = bernoulli_linear(log_p, log_q)
+    if threshold is not None:
+        if missing is None and linear is not None and sp.issparse(Xb) and Xb.format == "csr":
+            table_t, offset = linear
+
+            def binary(values: np.ndarray) -> np.ndarray:
+                return (values > threshold).astype(table_t.dtype)
+
+            return _add_in_place(csr_dot(Xb, table_t, values=binary), offset)
+        from bayesnb.stats.discrete import binarize
+
+        Xb = binarize(Xb, threshold).astype(np.result_type(log_p, log_q), copy=False)
     if missing is not None:
         return _bernoulli_missing(Xb, log_p, log_q, missing)
+    if linear is not None:
+        # Smoothed estimates: a single product, as for the multinomial model (dense X keeps
+        # the transposed view: BLAS is handed the layout it always had).
+        table_t = linear[0] if sp.issparse(Xb) else (log_p - log_q).T
+        return _add_in_place(_dot(Xb, table_t), linear[1])
     inf_q = np.isneginf(log_q)
     if not inf_q.any():
-        if not np.isneginf(log_p).any():
-            # Smoothed estimates: a single product, as for the multinomial model.
-            return _dot(Xb, (log_p - log_q).T) + log_q.sum(axis=1)
         return dot_log_table(Xb, log_p) - _dot(Xb, log_q.T) + log_q.sum(axis=1)
     # φ = 1 somewhere: a document *without* that feature is impossible in that class.
     fq = np.where(inf_q, 0.0, log_q)
@@ -391,11 +453,48 @@ def normalize_log_proba(joint: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
     return shifted - lse
 
 
-def normalize_proba(joint: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
-    """``exp`` of :func:`normalize_log_proba` with one exponential per cell, not two."""
-    joint, top = _with_fallback(joint, log_prior)
-    proba = np.exp(joint - top)
-    proba /= proba.sum(axis=1, keepdims=True)
+def normalize_proba(
+    joint: np.ndarray, log_prior: np.ndarray, offset: np.ndarray | None = None
+) -> np.ndarray:
+    """``exp`` of :func:`normalize_log_proba` with one exponential per cell, not two.
+
+    ``offset`` (the class log prior, say) is added to ``joint`` first. The softmax runs by
+    blocks of rows that stay in cache (:func:`bayesnb.scoring.blocks.for_row_blocks`), with
+    the same operations per row as on the whole matrix; rows that every class finds
+    impossible are redone from the class prior afterwards.
+    """
+    n, k = joint.shape
+    dtype = joint.dtype if offset is None else np.result_type(joint, offset)
+    proba = np.empty((n, k), dtype=dtype)
+    dead = np.zeros(n, dtype=bool)
+
+    def block(r0: int, r1: int) -> None:
+        # Class-major (k, rows) inside the block: every pass is a contiguous vector operation
+        # (row-major, each is a reduction or a broadcast over k-value rows).
+        t = np.empty((k, r1 - r0), dtype=dtype)
+        if offset is None:
+            t[...] = joint[r0:r1].T
+        else:
+            np.add(joint[r0:r1].T, offset[:, None], out=t)
+        top = t.max(axis=0)
+        with np.errstate(invalid="ignore"):  # an impossible row (-inf - -inf), redone below
+            t -= top
+        np.exp(t, out=t)
+        total = row_sums_by_columns(t)
+        if total is None:  # NumPy sums rows in another order: sum row-major
+            total = np.ascontiguousarray(t.T).sum(axis=1)
+        t /= total
+        proba[r0:r1] = t.T
+        dead[r0:r1] = ~np.isfinite(top)
+
+    for_row_blocks(n, k, block)
+    if dead.any():
+        rows = np.flatnonzero(dead)
+        part = joint[rows] if offset is None else joint[rows] + offset
+        part, top = _with_fallback(part, log_prior)
+        part = np.exp(part - top)
+        part /= part.sum(axis=1, keepdims=True)
+        proba[rows] = part
     return proba
 
 

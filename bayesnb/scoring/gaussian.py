@@ -17,6 +17,7 @@ __all__ = [
     "gaussian_jll",
     "linear_coefficients",
     "linear_jll",
+    "linear_scores_flag_nonfinite",
     "mahalanobis",
     "marginal_factor",
     "needs_centering",
@@ -256,10 +257,7 @@ def linear_jll(
         constant.
     """
     K = coef.shape[0]
-    finite = np.flatnonzero(np.isfinite(intercept))
-    ref = int(finite[0]) if finite.size else 0
-    others = np.arange(K) != ref
-    W = coef[others] - coef[ref]
+    ref, others, W = _relative_coefficients(coef, intercept)
     b = intercept[others].copy()
     if not centre_data:
         b -= W @ center
@@ -269,3 +267,27 @@ def linear_jll(
     out[others] = W @ Xc.T if W.shape[0] > 1 else (Xc @ W[0])[None, :]
     out[others] += b[:, None]
     return out.T
+
+
+def _relative_coefficients(coef: np.ndarray, intercept: np.ndarray):
+    """``(ref, others, W)``: the reference class of :func:`linear_jll`, the mask of the other
+    classes, and their coefficients relative to it."""
+    finite = np.flatnonzero(np.isfinite(intercept))
+    ref = int(finite[0]) if finite.size else 0
+    others = np.arange(coef.shape[0]) != ref
+    return ref, others, coef[others] - coef[ref]
+
+
+def linear_scores_flag_nonfinite(coef: np.ndarray, intercept: np.ndarray) -> bool:
+    """Whether a NaN or infinity in a row of X always makes that row of :func:`linear_jll`
+    non-finite.
+
+    True when every relative coefficient is finite and nonzero: each value of X is then
+    multiplied by a finite nonzero number (NaN stays NaN, ±inf stays infinite or becomes
+    NaN in a sum) and IEEE sums propagate it, whatever order a BLAS adds in. Nonzero also
+    guards against a BLAS that skips zero multipliers.
+    """
+    if coef.shape[0] < 2:
+        return False
+    W = _relative_coefficients(coef, intercept)[2]
+    return bool(np.all(np.isfinite(W) & (W != 0)))

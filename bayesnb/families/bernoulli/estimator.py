@@ -7,7 +7,7 @@ import scipy.sparse as sp
 
 from bayesnb.families._discrete import _DiscreteNB, _MissingCounts
 from bayesnb.posterior.discrete import BetaPosterior
-from bayesnb.scoring import bernoulli_jll
+from bayesnb.scoring.discrete import bernoulli_jll, bernoulli_linear
 from bayesnb.stats.discrete import (
     binarize,
     count_classes,
@@ -147,8 +147,13 @@ class BernoulliNB(_MissingCounts, _DiscreteNB):
 
     def _log_likelihood(self, X) -> np.ndarray:
         M = self._split_missing(X)[1] if self._missing == "ignore" else None
+        log_p, log_q = self.feature_log_prob_, self.feature_log_neg_prob_
+        linear = self._cached("bernoulli_linear", lambda: bernoulli_linear(log_p, log_q))
+        if self.binarize is not None and sp.issparse(X):
+            # Binarised inside the scoring product, a block at a time: no binarised copy of X.
+            return bernoulli_jll(X, log_p, log_q, missing=M, threshold=self.binarize, linear=linear)
         Xb = self._as_dtype(self._encode(X))
-        return bernoulli_jll(Xb, self.feature_log_prob_, self.feature_log_neg_prob_, missing=M)
+        return bernoulli_jll(Xb, log_p, log_q, missing=M, linear=linear)
 
 
 class _ObservedBetaPosterior(BetaPosterior):

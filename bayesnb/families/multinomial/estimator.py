@@ -13,7 +13,7 @@ import numpy as np
 from bayesnb.families._discrete import _DiscreteNB
 from bayesnb.posterior.discrete import DirichletPosterior
 from bayesnb.scoring import dot_log_table, polya_jll
-from bayesnb.scoring.discrete import observed_mass_correction
+from bayesnb.scoring.discrete import observed_mass_correction, scoring_table
 from bayesnb.stats.discrete import (
     count_classes,
     count_features,
@@ -168,7 +168,9 @@ class MultinomialNB(_DiscreteNB):
         X, M = self._split_missing(X)
         if self.estimate == "bayes":
             return polya_jll(X, self.posterior_.concentration, self._pooled, missing=M)
-        jll = dot_log_table(self._as_dtype(X), self.feature_log_prob_)
+        table = self.feature_log_prob_
+        table_t = self._cached("scoring_table", lambda: scoring_table(table))
+        jll = dot_log_table(self._as_dtype(X), table, table_t)
         if M is not None:
             jll = jll + observed_mass_correction(X, M, self.feature_log_prob_, self._pooled)
         return jll

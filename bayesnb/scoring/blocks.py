@@ -1,0 +1,243 @@
+"""Row-block kernels of scoring: sparse × dense products and the softmax, bit for bit.
+
+Scoring a corpus is one product ``X · Wᵀ`` followed by a few passes over the (n_samples,
+n_classes) scores. Both are done here by blocks of rows:
+
+- :func:`csr_dot` runs SciPy's own kernel (``csr_matvecs``, which accumulates every output
+  row over that row's stored values in storage order) on contiguous row ranges, in threads:
+  the kernel releases the GIL, and a row's sum does not depend on which block it is in, so
+  the result equals ``X @ table`` bit for bit. A ``values`` map (a threshold, say) is applied
+  to one block of stored values at a time, so no transformed copy of X is made.
+- :func:`for_row_blocks` runs element-wise passes (the softmax) on blocks of rows that stay
+  in cache, instead of one pass over the whole score matrix per operation, again in threads.
+  Element-wise operations, maxima, and sums over classes taken in NumPy's own order
+  (:func:`row_sums_by_columns`) give the same numbers on a block as on the whole array.
+- :func:`sum_and_min` takes both reductions of validation in one pass over memory.
+
+Threads: ``BAYESNB_NUM_THREADS`` when set, else the CPUs this process may run on (at most
+``_MAX_THREADS``); small inputs run in the calling thread.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import scipy.sparse as sp
+
+try:  # SciPy's kernel behind ``csr @ dense``; private, so its absence falls back to ``@``
+    from scipy.sparse._sparsetools import csr_matvecs
+except ImportError:  # pragma: no cover - a SciPy without it
+    csr_matvecs = None
+
+__all__ = ["csr_dot", "for_row_blocks", "n_threads", "row_sums_by_columns", "sum_and_min"]
+
+_MAX_THREADS = 8
+# Below this many stored values (or score cells) one thread is faster than starting several.
+_PARALLEL_FROM = 1 << 18
+# Stored values per block of a ``values`` map, and score cells per softmax block: the block's
+# arrays stay in a core's L2 cache (~256 KiB-1 MiB) between the passes over it.
+_BLOCK_VALUES = 1 << 15
+_BLOCK_CELLS = 1 << 14
+
+
+def n_threads() -> int:
+    """Threads of the row-block kernels (``BAYESNB_NUM_THREADS``, else the usable CPUs)."""
+    env = os.environ.get("BAYESNB_NUM_THREADS")
+    if env:
+        try:
+            count = int(env)
+        except ValueError:
+            raise ValueError(f"BAYESNB_NUM_THREADS must be an integer, got {env!r}") from None
+        if count < 1:
+            raise ValueError(f"BAYESNB_NUM_THREADS must be >= 1, got {count}")
+        return count
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - platforms without sched_getaffinity
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, _MAX_THREADS))
+
+
+def _run(tasks: list[Callable[[], None]], threads: int) -> None:
+    """Run ``tasks`` (independent, each writing its own rows) on ``threads`` threads."""
+    if threads <= 1 or len(tasks) <= 1:
+        for task in tasks:
+            task()
+        return
+    with ThreadPoolExecutor(min(threads, len(tasks))) as pool:
+        for future in [pool.submit(task) for task in tasks]:
+            future.result()  # re-raises a worker's exception
+
+
+def _splits(weights_cum: np.ndarray, parts: int) -> np.ndarray:
+    """Row boundaries cutting a cumulative work profile (``indptr``-like) into ``parts``."""
+    targets = np.linspace(weights_cum[0], weights_cum[-1], parts + 1)
+    bounds = np.searchsorted(weights_cum, targets, side="left")
+    bounds[0], bounds[-1] = 0, weights_cum.shape[0] - 1
+    return np.unique(bounds)
+
+
+def csr_dot(X, table: np.ndarray, values: Callable[[np.ndarray], np.ndarray] | None = None):
+    """``X @ table`` for CSR ``X``, by row blocks in threads, equal to SciPy's bit for bit.
+
+    Parameters
+    ----------
+    X : csr_matrix or csr_array of shape (n_samples, n_features)
+    table : ndarray of shape (n_features, k)
+    values : callable, optional
+        Maps a slice of ``X.data`` to the values to multiply instead, of ``table``'s dtype
+        (e.g. ``x > t`` as float64 for binary features), applied block by block.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, k)
+    """
+    data = X.data
+    dtype = table.dtype if values is not None else np.result_type(data.dtype, table.dtype)
+    usable = (
+        csr_matvecs is not None
+        and X.format == "csr"
+        and table.ndim == 2
+        and (values is not None or data.dtype == table.dtype)
+        and dtype in (np.float32, np.float64)
+        and X.indices.dtype == X.indptr.dtype
+    )
+    if not usable:
+        if values is not None:
+            X = sp.csr_matrix((values(data), X.indices, X.indptr), shape=X.shape)
+        return np.asarray(X @ table)
+    n, v = X.shape
+    k = table.shape[1]
+    flat = np.ascontiguousarray(table).ravel()
+    out = np.zeros((n, k), dtype=dtype)
+    indptr, indices = X.indptr, X.indices
+    threads = n_threads() if X.nnz >= _PARALLEL_FROM else 1
+    bounds = _splits(indptr, 4 * threads if threads > 1 else 1)
+
+    def task(r0: int, r1: int) -> Callable[[], None]:
+        def run() -> None:
+            if values is None:
+                ptr = indptr[r0 : r1 + 1]  # absolute offsets into the full index arrays
+                csr_matvecs(r1 - r0, v, k, ptr, indices, data, flat, out[r0:r1].ravel())
+                return
+            # Stored values of this range, mapped a cache-sized block at a time.
+            blocks = max(1, int(indptr[r1] - indptr[r0]) // _BLOCK_VALUES)
+            sub = _splits(indptr[r0 : r1 + 1], blocks) + r0
+            for a, b in itertools.pairwise(sub.tolist()):
+                s0, s1 = indptr[a], indptr[b]
+                block = np.asarray(values(data[s0:s1]), dtype=dtype)
+                ptr = indptr[a : b + 1] - s0
+                csr_matvecs(b - a, v, k, ptr, indices[s0:s1], block, flat, out[a:b].ravel())
+
+        return run
+
+    _run([task(int(a), int(b)) for a, b in itertools.pairwise(bounds.tolist())], threads)
+    return out
+
+
+def for_row_blocks(
+    n_rows: int, n_cols: int, fn: Callable[[int, int], None], block_cells: int = _BLOCK_CELLS
+) -> None:
+    """Call ``fn(r0, r1)`` on consecutive row ranges covering ``range(n_rows)``, in threads.
+
+    ``fn`` must only write rows ``r0:r1`` of its outputs. Blocks hold about ``block_cells``
+    cells of ``n_cols`` columns each.
+    """
+    if n_rows == 0:
+        return
+    step = max(1, block_cells // max(n_cols, 1))
+    starts = list(range(0, n_rows, step))
+    threads = n_threads() if n_rows * n_cols >= _PARALLEL_FROM else 1
+    if threads <= 1:
+        for r0 in starts:
+            fn(r0, min(n_rows, r0 + step))
+        return
+    # One task per thread (a contiguous run of blocks): few futures, balanced work.
+    groups = np.array_split(np.asarray(starts), threads)
+
+    def task(group: np.ndarray) -> Callable[[], None]:
+        def run() -> None:
+            for r0 in group.tolist():
+                fn(r0, min(n_rows, r0 + step))
+
+        return run
+
+    _run([task(g) for g in groups if g.size], threads)
+
+
+def sum_and_min(values: np.ndarray, minimum: bool = True) -> tuple[float, float]:
+    """``(values.sum(), values.min())`` in one pass over memory (blocks in cache, threads).
+
+    For validation only: the sum says whether every value is finite, its rounding differs
+    from ``values.sum()``'s. ``minimum=False`` skips the minimum (returned as ``+inf``).
+    """
+    flat = values.reshape(-1)
+    size = flat.size
+    if size == 0:
+        return 0.0, np.inf
+    step = 4 * _BLOCK_VALUES
+    count = -(-size // step)
+    sums = np.zeros(count)
+    lows = np.full(count, np.inf)
+
+    def block(r0: int, r1: int) -> None:
+        part = flat[r0:r1]
+        i = r0 // step
+        with np.errstate(over="ignore", invalid="ignore"):
+            sums[i] = part.sum()
+        if minimum:
+            lows[i] = part.min()
+
+    for_row_blocks(size, 1, block, block_cells=step)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return float(sums.sum()), float(lows.min())
+
+
+# NumPy sums a contiguous run of at most this many values with 8 accumulators (pairwise).
+_PAIRWISE_BLOCK = 128
+# Whether row_sums_by_columns reproduces NumPy's row sums, by number of columns (checked once).
+_ORDER_CHECKED: dict[int, bool] = {}
+
+
+def _pairwise(t: np.ndarray) -> np.ndarray:
+    """Σ over axis 0 of ``t``, in the order of NumPy's pairwise sum of each column."""
+    m = t.shape[0]
+    if m < 8:
+        res = np.zeros(t.shape[1:], dtype=t.dtype)
+        for i in range(m):
+            res += t[i]
+        return res
+    if m <= _PAIRWISE_BLOCK:
+        r = t[:8].copy()
+        i = 8
+        while i < m - m % 8:
+            r += t[i : i + 8]
+            i += 8
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        for j in range(i, m):
+            res += t[j]
+        return res
+    half = m // 2
+    half -= half % 8
+    return _pairwise(t[:half]) + _pairwise(t[half:])
+
+
+def row_sums_by_columns(t: np.ndarray) -> np.ndarray | None:
+    """``t.T.sum(axis=1)`` bit for bit, from the class-major block ``t`` of shape (k, b).
+
+    Per-row sums over a few classes are slow in NumPy's row-major reduction; summed as k
+    vectors of length b in NumPy's own pairwise order they cost k vector additions. That
+    order is checked against NumPy once per k on random data; None when it differs (the
+    caller then sums row-major).
+    """
+    k = t.shape[0]
+    ok = _ORDER_CHECKED.get(k)
+    if ok is None:
+        probe = np.random.default_rng(k).random((37, k))
+        ok = bool(np.array_equal(_pairwise(np.ascontiguousarray(probe.T)), probe.sum(axis=1)))
+        _ORDER_CHECKED[k] = ok
+    return _pairwise(t) if ok else None
