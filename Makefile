@@ -20,8 +20,10 @@ $(VENV)/.installed: pyproject.toml
 demo: $(VENV)/.installed
 	$(VENV)/bin/bayesnb demo
 
+# On every core (pytest-xdist): tests sharing an expensive fixture (a compiled NUTS model, the
+# report, the Dask cluster) are grouped by tests/conftest.py and each group runs on one worker.
 test: $(VENV)/.installed
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --dist loadgroup
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/run_all.py

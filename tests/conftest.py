@@ -1,4 +1,6 @@
-"""Shared pytest configuration: the hypothesis profiles of the property tests.
+"""Shared pytest configuration: the hypothesis profiles, and test groups for pytest-xdist.
+
+The hypothesis profiles:
 
 - ``ci`` (the default): fixed and deterministic (``derandomize=True``, no example database),
   15 examples per test (save/load: 5), no deadline (two shared CI cores make timings noisy),
@@ -7,12 +9,20 @@
   ~4,600 generated cases, about 70 s on two shared cores.
 - ``long`` (``HYPOTHESIS_PROFILE=long``, ``make fuzz``): 500 random examples per test, and
   tests/strategies.py draws larger shapes (hundreds of features).
+
+Test groups: ``make test`` runs the suite on every core (``pytest -n auto --dist loadgroup``).
+A session- or module-scoped fixture is computed once per worker that runs a test using it; the
+NUTS fits, the report and the Dask cluster cost seconds to minutes, so every test that uses
+one is put in an ``xdist_group`` with every other test sharing any of its expensive fixtures,
+and each group runs on one worker. Function-scoped fixtures and the cheap wider-scoped ones
+(``CHEAP_SHARED_FIXTURES``) do not group tests.
 """
 
 from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -33,3 +43,47 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+# Session/module fixtures of the test files too cheap to pin their tests to one worker.
+CHEAP_SHARED_FIXTURES = frozenset({"model_dir"})
+
+
+def _shared_fixtures(item: pytest.Item) -> list[str]:
+    """The expensive session- or module-scoped fixtures of the test files that ``item`` uses,
+    directly or through other fixtures, as ``<defining file>::<name>``."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return []
+    found = []
+    for name, defs in info.name2fixturedefs.items():
+        fixture = defs[-1] if defs else None
+        if (
+            fixture is not None
+            and fixture.baseid.startswith("tests")  # not pytest's or a plugin's
+            and fixture.scope in ("session", "module")
+            and name not in CHEAP_SHARED_FIXTURES
+        ):
+            found.append(f"{fixture.baseid}::{name}")
+    return sorted(found)
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Union-find over fixtures: tests sharing any expensive fixture land in one group, named
+    # after its alphabetically first fixture (e.g. "tests/test_pymc.py::fits").
+    parent: dict[str, str] = {}
+
+    def root(name: str) -> str:
+        while parent.setdefault(name, name) != name:
+            name = parent[name]
+        return name
+
+    uses = {item: _shared_fixtures(item) for item in items}
+    for names in uses.values():
+        for other in names[1:]:
+            a, b = root(names[0]), root(other)
+            parent[max(a, b)] = min(a, b)
+    for item, names in uses.items():
+        if names:
+            item.add_marker(pytest.mark.xdist_group(root(names[0])))
