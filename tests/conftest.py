@@ -68,8 +68,8 @@ def _shared_fixtures(item: pytest.Item) -> list[str]:
     return sorted(found)
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+@pytest.hookimpl(wrapper=True)  # marks before pytest-xdist reads them, ids checked after
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]):
     # Union-find over fixtures: tests sharing any expensive fixture land in one group, named
     # after its alphabetically first fixture (e.g. "tests/test_pymc.py::fits").
     parent: dict[str, str] = {}
@@ -84,6 +84,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for other in names[1:]:
             a, b = root(names[0]), root(other)
             parent[max(a, b)] = min(a, b)
-    for item, names in uses.items():
-        if names:
-            item.add_marker(pytest.mark.xdist_group(root(names[0])))
+    groups = {item: root(names[0]) for item, names in uses.items() if names}
+    for item, group in groups.items():
+        item.add_marker(pytest.mark.xdist_group(group))
+    result = yield
+    if getattr(config.option, "loadgroup", False):
+        _keep_group_suffixes(groups)
+    return result
+
+
+def _keep_group_suffixes(groups: dict[pytest.Item, str]) -> None:
+    """The ``@group`` suffix of the node id, through which --dist loadgroup sends a group to one
+    worker, where pytest reads it.
+
+    pytest-xdist writes the suffix to ``item._nodeid``; pytest 9.2 keeps node ids in the
+    structured ``item._id``, so the suffix is lost and the groups are silently ignored
+    (pytest-xdist issue #1386). Only ids still without the suffix are rewritten, so this does
+    nothing once xdist writes it itself.
+    """
+    for item, group in groups.items():
+        node_id = getattr(item, "_id", None)
+        if node_id is not None and "@" not in item.nodeid and hasattr(node_id, "parse"):
+            item._id = type(node_id).parse(f"{item.nodeid}@{group}")
