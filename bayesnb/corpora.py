@@ -215,7 +215,9 @@ _COUNTED = "bayesnb.counted"
 def _counted_handler(exc: UnicodeError):
     # pandas' parser decodes field by field with the handler named by ``encoding_errors``:
     # this one counts the hits and defers to the user's handler.
-    box = _LOCAL.box
+    box = getattr(_LOCAL, "box", None)
+    if box is None:  # decoding outside counting_decode_errors (another thread): just replace
+        return codecs.replace_errors(exc)
     box[0] += 1
     return codecs.lookup_error(box[1])(exc)
 
