@@ -20,10 +20,11 @@ $(VENV)/.installed: pyproject.toml
 demo: $(VENV)/.installed
 	$(VENV)/bin/bayesnb demo
 
-# On every core (pytest-xdist): tests sharing an expensive fixture (a compiled NUTS model, the
-# report, the Dask cluster) are grouped by tests/conftest.py and each group runs on one worker.
+# On every core (pytest-xdist). worksteal measured faster than loadgroup here (which pins each
+# group of tests sharing a compiled NUTS model to one worker, see tests/conftest.py, but leaves
+# the other worker idle behind a late large group): a model may be compiled by both workers.
 test: $(VENV)/.installed
-	$(PY) -m pytest -q -n auto --dist loadgroup
+	$(PY) -m pytest -q -n auto --dist worksteal
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/run_all.py

@@ -10,11 +10,13 @@ The hypothesis profiles:
 - ``long`` (``HYPOTHESIS_PROFILE=long``, ``make fuzz``): 500 random examples per test, and
   tests/strategies.py draws larger shapes (hundreds of features).
 
-Test groups: ``make test`` runs the suite on every core (``pytest -n auto --dist loadgroup``).
-A session- or module-scoped fixture is computed once per worker that runs a test using it; the
-NUTS fits, the report and the Dask cluster cost seconds to minutes, so every test that uses
-one is put in an ``xdist_group`` with every other test sharing any of its expensive fixtures,
-and each group runs on one worker. Function-scoped fixtures and the cheap wider-scoped ones
+Test groups: ``make test`` runs the suite on every core (``pytest -n auto``). A session- or
+module-scoped fixture is computed once per worker that runs a test using it; the NUTS fits,
+the report and the Dask cluster cost seconds to minutes, so every test that uses one is put in
+an ``xdist_group`` with every other test sharing any of its expensive fixtures, and under
+``--dist loadgroup`` each group runs on one worker. (``make test`` uses ``--dist worksteal``,
+which ignores the groups: it measured faster on two shared cores, as a late large group left
+the other worker idle.) Function-scoped fixtures and the cheap wider-scoped ones
 (``CHEAP_SHARED_FIXTURES``) do not group tests.
 """
 
