@@ -36,8 +36,11 @@ fortunes:
 demo: $(VENV)/.installed fortunes
 	$(VENV)/bin/bayesnb demo
 
+# On every core (pytest-xdist). worksteal measured faster than loadgroup here (which pins each
+# group of tests sharing a compiled NUTS model to one worker, see tests/conftest.py, but leaves
+# the other worker idle behind a late large group): a model may be compiled by both workers.
 test: $(VENV)/.installed
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --dist worksteal
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/run_all.py

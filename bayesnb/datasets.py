@@ -4,7 +4,9 @@ Nothing here downloads: the digits ship with scikit-learn, the fortunes with Deb
 ``fortunes`` package, and the folder / CSV loaders read the user's files. Every loader
 returns a :class:`sklearn.utils.Bunch` (or ``(X, y)`` with ``return_X_y=True``) whose
 ``target`` holds the class labels themselves, not integer codes, so fitted estimators carry
-readable ``classes_``.
+readable ``classes_``. The user's corpora are read as they come (:mod:`bayesnb.corpora`):
+undecodable bytes are replaced, and undecodable files, empty documents and entries that are not
+documents are said in one :class:`CorpusWarning` line each, naming the first few.
 """
 
 from __future__ import annotations
@@ -20,8 +22,21 @@ import pandas as pd
 from sklearn.datasets import load_digits
 from sklearn.utils import Bunch
 
+from bayesnb.corpora import (
+    CorpusLog,
+    CorpusWarning,
+    class_documents,
+    counting_decode_errors,
+    decode_message,
+    empty_texts,
+    missing_labels,
+    read_text,
+    unlabelled_error,
+)
+
 __all__ = [
     "FORTUNES_PATH",
+    "CorpusWarning",
     "load_csv",
     "load_digits_binary",
     "load_digits_counts",
@@ -39,6 +54,11 @@ FORTUNES_ENV = "BAYESNB_FORTUNES"
 _FORTUNE_SKIP_SUFFIXES = (".dat", ".u8")
 
 _DIGITS_SIDE = 8
+# pandas.read_csv options under which data row k is the k-th non-blank record after the
+# header line, so that a row can be named by the line of the file it starts on.
+_ROW_KEEPING = frozenset(
+    {"sep", "delimiter", "dtype", "converters", "usecols", "na_values", "keep_default_na"}
+)
 
 
 def _digits_feature_names() -> list[str]:
@@ -169,7 +189,8 @@ def load_fortunes(
     Each category (``art``, ``computers``, ``food``, ...) is a plain-text file whose records
     are separated by lines holding only ``%``. Index files (``*.dat``), the ``*.u8``
     symlinks and sub-folders (``off/``) are ignored, empty records skipped, and the text is
-    decoded as UTF-8 with undecodable bytes replaced.
+    decoded as UTF-8 with undecodable bytes replaced (the files affected are named in a
+    :class:`CorpusWarning`).
 
     Parameters
     ----------
@@ -217,12 +238,14 @@ def load_fortunes(
     data: list[str] = []
     target: list[str] = []
     filenames: list[str] = []
+    log = CorpusLog()
     for name in chosen:
         file = root / name
-        records = _split_fortunes(file.read_bytes().decode("utf-8", errors="replace"))
+        records = _split_fortunes(read_text(file, log))
         data.extend(records)
         target.extend([name] * len(records))
         filenames.extend([str(file)] * len(records))
+    log.warn()
     y = np.asarray(target, dtype=str)
     if return_X_y:
         return data, y
@@ -244,12 +267,16 @@ def load_folder(
     categories: Iterable[str] | str | None = None,
     encoding: str = "utf-8",
     *,
-    errors: str = "strict",
+    errors: str = "replace",
 ) -> Bunch:
     """A text corpus in scikit-learn's ``load_files`` layout: one sub-folder per class.
 
-    ``path/<class>/<document>``: every regular file directly inside a class folder is one
-    document. Hidden files and folders (names starting with ``.``) are skipped.
+    ``path/<class>/<document>``: every regular file below a class folder is one document of
+    that class, at any depth (``ham/2024/1.txt`` is a ``ham`` document; scikit-learn's
+    ``load_files`` reads only the files directly inside, and fails on a nested folder).
+    Hidden files and folders (names starting with ``.``) and files directly in ``path`` are
+    skipped. Documents are kept as they come: undecodable bytes are replaced, and empty
+    documents are kept; both are said in a :class:`CorpusWarning`.
 
     Parameters
     ----------
@@ -259,9 +286,9 @@ def load_folder(
         Class folders to load; default all of them.
     encoding : str, default "utf-8"
         Text encoding of the documents.
-    errors : str, default "strict"
-        How undecodable bytes are handled (as in :meth:`bytes.decode`); ``"replace"`` keeps
-        going with U+FFFD.
+    errors : str, default "replace"
+        How undecodable bytes are handled (as in :meth:`bytes.decode`): ``"replace"`` keeps
+        going with U+FFFD, ``"strict"`` raises.
 
     Returns
     -------
@@ -277,7 +304,15 @@ def load_folder(
         ``path`` is a file.
     ValueError
         ``path`` has no class sub-folders or no documents, ``categories`` names an unknown
-        class, or a document cannot be decoded with ``encoding``.
+        class, or (``errors="strict"``) a document cannot be decoded with ``encoding``.
+
+    Warns
+    -----
+    CorpusWarning
+        One line each, naming the first few: the files not valid in ``encoding`` (decoded
+        with ``errors``), the empty documents, and the entries below the class folders that
+        are not documents (broken links, sockets, links back to a folder already read);
+        and each class folder without documents.
     """
     root = Path(path)
     if not root.exists():
@@ -299,26 +334,20 @@ def load_folder(
     data: list[str] = []
     target: list[str] = []
     filenames: list[str] = []
+    log = CorpusLog(encoding, errors)
     for name in chosen:
-        files = sorted(
-            f for f in (root / name).iterdir() if f.is_file() and not f.name.startswith(".")
-        )
+        files = class_documents(root / name, log)
         if not files:
             warnings.warn(
-                f"class folder {str(root / name)!r} holds no documents", UserWarning, stacklevel=2
+                f"class folder {str(root / name)!r} holds no documents", CorpusWarning, stacklevel=2
             )
         for file in files:
-            try:
-                data.append(file.read_bytes().decode(encoding, errors=errors))
-            except UnicodeDecodeError as exc:
-                raise ValueError(
-                    f"cannot decode {str(file)!r} as {encoding}: {exc.reason} at byte "
-                    f"{exc.start}; pass the right encoding= or errors='replace'"
-                ) from exc
+            data.append(log.document(str(file), read_text(file, log)))
             target.append(name)
             filenames.append(str(file))
     if not data:
         raise ValueError(f"path {str(root)!r} holds no documents in its class folders {chosen}")
+    log.warn()
     return Bunch(
         data=data,
         target=np.asarray(target, dtype=str),
@@ -347,7 +376,8 @@ def load_csv(
     return_X_y : bool, default False
         Return ``(data, target)`` instead of a Bunch.
     **read_csv_kwargs
-        Passed to :func:`pandas.read_csv` (``sep``, ``encoding``, ...).
+        Passed to :func:`pandas.read_csv` (``sep``, ``encoding``, ...). ``encoding_errors``
+        defaults to ``"replace"`` (undecodable bytes become U+FFFD); ``"strict"`` raises.
 
     Returns
     -------
@@ -361,24 +391,45 @@ def load_csv(
     FileNotFoundError
         ``path`` does not exist.
     ValueError
-        A column is missing, or a row has no label.
+        A column is missing, or a row has no label (a missing or blank cell): the message
+        names the line of the file where the first few such rows start (the header is line
+        1), or their data row numbers when ``read_csv_kwargs`` may skip lines.
+
+    Warns
+    -----
+    CorpusWarning
+        The file is not valid in its encoding (decoded with ``encoding_errors``); rows with
+        an empty text (kept as ``""``), counted and the first few lines named.
     """
     file = Path(path)
     if not file.is_file():
         raise FileNotFoundError(f"path {str(file)!r} is not a file")
-    frame = pd.read_csv(file, **read_csv_kwargs)
+    kwargs = dict(read_csv_kwargs)
+    log = CorpusLog(
+        kwargs.pop("encoding", None) or "utf-8", kwargs.pop("encoding_errors", "replace")
+    )
+    log.sep = kwargs.get("sep", kwargs.get("delimiter", ","))
+    # Lines of the file can be named for rows unless an option skips or merges lines.
+    log.lines_known = set(kwargs) <= _ROW_KEEPING and isinstance(log.sep, str) and len(log.sep) == 1
+    with counting_decode_errors(log.errors) as (handler, box):
+        try:
+            frame = pd.read_csv(file, encoding=log.encoding, encoding_errors=handler, **kwargs)
+        except UnicodeDecodeError as exc:
+            raise ValueError(decode_message(file, log.encoding, exc)) from exc
+    if box[0]:
+        log.undecodable.add(str(file))
     missing = [c for c in (label, text) if c not in frame.columns]
     if missing:
         raise ValueError(
             f"{str(file)!r} lacks the column(s) {missing} (label={label!r}, text={text!r}); "
             f"its columns are {list(frame.columns)}"
         )
-    unlabelled = np.flatnonzero(frame[label].isna().to_numpy())
+    unlabelled = missing_labels(frame[label])
     if unlabelled.size:
-        raise ValueError(
-            f"{str(file)!r} has {unlabelled.size} row(s) without a {label!r} value "
-            f"(first data rows, 0-based: {unlabelled[:5].tolist()})"
-        )
+        raise unlabelled_error(file, unlabelled, label, log)
+    for row in empty_texts(frame[text]):
+        log.empty.add((file, int(row)))
+    log.warn()
     data = frame[text].fillna("").astype(str).tolist()
     y = frame[label].to_numpy()
     if return_X_y:

@@ -5,7 +5,8 @@ only one chunk of texts and its sparse matrix are held at once (plus the model).
 layouts are read, alone or mixed:
 
 - a folder of class sub-folders, one document per file (scikit-learn's ``load_files``
-  layout): the label is the sub-folder name;
+  layout): the label is the sub-folder name, and files in folders nested below it are
+  documents of that class too;
 - a glob pattern or a list of text files: the label is each file's parent folder name;
 - CSV files (``.csv`` or ``.csv.gz``) with a ``label`` and a ``text`` column, one document
   per row, parsed by pandas exactly as :func:`bayesnb.datasets.load_csv` parses a whole file
@@ -15,16 +16,18 @@ Texts become count vectors through a stateless or pre-fitted vectorizer: by defa
 :func:`default_vectorizer` (hashed columns, one pass), or the corpus's own vocabulary
 collected by a first pass, :func:`scan_files` (the columns ``CountVectorizer().fit`` would
 give on the whole corpus, so the streamed model equals the in-memory one). Progress goes to
-stderr: at most one line a second while reading, and a summary line at the end.
+stderr: at most one line a second while reading, and a summary line at the end. What the
+reading meets (undecodable files, empty documents, entries that are not documents) is said in
+one :class:`~bayesnb.corpora.CorpusWarning` line each; the files are listed and read by
+:mod:`bayesnb.corpora`, shared with the in-memory loaders of :mod:`bayesnb.datasets`.
 """
 
 from __future__ import annotations
 
-import glob
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -34,13 +37,27 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
 
+from bayesnb.corpora import (
+    _LABEL,
+    _TEXT,
+    CorpusLog,
+    CorpusWarning,
+    chunks,
+    is_csv,
+    is_pattern,
+    iter_documents,
+    label_of,
+    list_files,
+)
 from bayesnb.validation import check_classes
 
 __all__ = [
     "DEFAULT_N_FEATURES",
     "CorpusScan",
+    "CorpusWarning",
     "default_vectorizer",
     "fit_files",
+    "is_pattern",
     "iter_documents",
     "list_files",
     "scan_files",
@@ -50,10 +67,8 @@ __all__ = [
 # count table is 2 MiB per class.
 DEFAULT_N_FEATURES = 2**18
 
-_GLOB_CHARS = frozenset("*?[")
 # Seconds between two progress lines: a line per chunk would flood a log file.
 PROGRESS_INTERVAL = 1.0
-_LABEL, _TEXT = "label", "text"
 
 
 def default_vectorizer(n_features: int = DEFAULT_N_FEATURES) -> HashingVectorizer:
@@ -63,185 +78,6 @@ def default_vectorizer(n_features: int = DEFAULT_N_FEATURES) -> HashingVectorize
     (not unit vectors), as the multinomial and Bernoulli event models expect.
     """
     return HashingVectorizer(n_features=n_features, alternate_sign=False, norm=None)
-
-
-# -- which files -----------------------------------------------------------------------------
-def _is_csv(path: Path) -> bool:
-    name = path.name.lower()
-    return name.endswith(".csv") or name.endswith(".csv.gz")
-
-
-def _visible(path: Path) -> bool:
-    return not path.name.startswith(".")
-
-
-def is_pattern(text: str) -> bool:
-    """Whether ``text`` is a glob pattern rather than the name of an existing path."""
-    return bool(_GLOB_CHARS & set(text)) and not Path(text).exists()
-
-
-def list_files(source: str | os.PathLike | Sequence[str | os.PathLike]) -> list[Path]:
-    """The files a ``source`` names: folders, glob patterns, files, or a list of them.
-
-    Raises
-    ------
-    FileNotFoundError
-        A path that does not exist or a pattern that matches no file.
-    ValueError
-        An empty list, or a folder with neither class sub-folders nor CSV files.
-    """
-    if isinstance(source, str | os.PathLike):
-        items = [source]
-    else:
-        items = list(source)
-        if not items:
-            raise ValueError("source is an empty list of paths")
-    files: list[Path] = []
-    for item in items:
-        text = os.fspath(item)
-        if is_pattern(text):
-            matched = sorted(Path(p) for p in glob.glob(text, recursive=True))
-            matched = [p for p in matched if p.is_file()]
-            if not matched:
-                raise FileNotFoundError(f"source pattern {text!r} matches no file")
-            files.extend(matched)
-        elif Path(text).is_dir():
-            files.extend(_folder_files(Path(text)))
-        elif Path(text).is_file():
-            files.append(Path(text))
-        else:
-            raise FileNotFoundError(f"source {text!r} is neither a file, a folder nor a pattern")
-    return files
-
-
-def _folder_files(folder: Path) -> list[Path]:
-    """``load_files`` layout: the files of each class sub-folder; else the folder's CSV files."""
-    subfolders = sorted(p for p in folder.iterdir() if p.is_dir() and _visible(p))
-    if subfolders:
-        return [
-            f for sub in subfolders for f in sorted(sub.iterdir()) if f.is_file() and _visible(f)
-        ]
-    csvs = sorted(p for p in folder.iterdir() if p.is_file() and _is_csv(p))
-    if not csvs:
-        raise ValueError(
-            f"folder {str(folder)!r} has neither class sub-folders (one document per file) nor "
-            "CSV files with label/text columns"
-        )
-    return csvs
-
-
-# -- reading in chunks -----------------------------------------------------------------------
-def _csv_chunks(
-    path: Path, chunk_size: int, encoding: str, errors: str, columns: tuple[str, ...]
-) -> Iterator[pd.DataFrame]:
-    """The rows of a CSV file, ``chunk_size`` at a time, as raw strings (NaN when missing).
-
-    Labels are read as text here and typed once for the whole corpus (:func:`_label_kind`),
-    so a chunk whose labels happen to be all digits is not typed differently from the rest.
-    """
-    try:
-        # The header first: both columns must exist even when only labels are read.
-        header = pd.read_csv(path, nrows=0, encoding=encoding, encoding_errors=errors).columns
-    except pd.errors.EmptyDataError:
-        raise ValueError(f"CSV file {str(path)!r} is empty") from None
-    missing = [c for c in (_LABEL, _TEXT) if c not in header]
-    if missing:
-        raise ValueError(
-            f"CSV file {str(path)!r} lacks the column(s) {missing}; it needs '{_LABEL}' and "
-            f"'{_TEXT}' columns, found {list(header)}"
-        )
-    reader = pd.read_csv(
-        path,
-        usecols=list(columns),
-        dtype=dict.fromkeys(columns, str),
-        chunksize=chunk_size,
-        encoding=encoding,
-        encoding_errors=errors,
-    )
-    row = 0
-    with reader:
-        for frame in reader:
-            unlabelled = np.flatnonzero(frame[_LABEL].isna().to_numpy())
-            if unlabelled.size:
-                raise ValueError(
-                    f"CSV file {str(path)!r} has a row without a {_LABEL!r} value (data row "
-                    f"{row + int(unlabelled[0])}, 0-based)"
-                )
-            row += len(frame)
-            yield frame
-
-
-def _named_errors(frames: Iterable[pd.DataFrame], path: Path, encoding: str):
-    """``frames``, with parse and decoding errors naming the file they come from."""
-    try:
-        yield from frames
-    except UnicodeDecodeError as exc:
-        raise ValueError(_decode_message(path, encoding, exc)) from exc
-    except pd.errors.ParserError as exc:
-        raise ValueError(f"cannot parse CSV file {str(path)!r}: {exc}") from exc
-
-
-def _decode_message(path: Path, encoding: str, exc: UnicodeDecodeError) -> str:
-    return (
-        f"cannot decode {str(path)!r} as {encoding}: {exc.reason} at byte {exc.start}; pass "
-        "the right encoding= or errors='replace'"
-    )
-
-
-def _read_text(path: Path, encoding: str, errors: str) -> str:
-    # Bytes decoded as a whole, as datasets.load_folder does (no newline translation).
-    try:
-        return path.read_bytes().decode(encoding, errors=errors)
-    except UnicodeDecodeError as exc:
-        raise ValueError(_decode_message(path, encoding, exc)) from exc
-
-
-def _chunks(
-    files: Iterable[Path],
-    chunk_size: int,
-    encoding: str,
-    errors: str,
-    columns: tuple[str, ...] = (_LABEL, _TEXT),
-) -> Iterator[tuple[np.ndarray, list[str] | None]]:
-    """``(raw labels, texts)`` of at most ``chunk_size`` documents at a time, in file order.
-
-    Raw labels are strings (folder names, or a CSV's label text); texts are None when only
-    the label column is asked for.
-    """
-    want_text = _TEXT in columns
-    labels: list[str] = []
-    texts: list[str] = []
-    for path in files:
-        if _is_csv(path):
-            if labels:  # documents before this file go first: file order is kept
-                yield np.asarray(labels, dtype=str), texts if want_text else None
-                labels, texts = [], []
-            frames = _csv_chunks(path, chunk_size, encoding, errors, columns)
-            for frame in _named_errors(frames, path, encoding):
-                raw = frame[_LABEL].to_numpy(dtype=object).astype(str)
-                text = frame[_TEXT].fillna("").astype(str).tolist() if want_text else None
-                yield raw, text
-            continue
-        labels.append(path.parent.name)
-        if want_text:
-            texts.append(_read_text(path, encoding, errors))
-        if len(labels) == chunk_size:
-            yield np.asarray(labels, dtype=str), texts if want_text else None
-            labels, texts = [], []
-    if labels:
-        yield np.asarray(labels, dtype=str), texts if want_text else None
-
-
-def iter_documents(
-    files: Iterable[Path], encoding: str = "utf-8", *, errors: str = "strict"
-) -> Iterator[tuple[str, str]]:
-    """``(label, text)`` of every document of ``files``, in order.
-
-    A CSV file yields its rows (columns ``label`` and ``text``; labels as written), any other
-    file is one document labelled by its parent folder's name.
-    """
-    for labels, texts in _chunks(files, 10_000, encoding, errors):
-        yield from zip(labels.tolist(), texts, strict=True)
 
 
 # -- labels ----------------------------------------------------------------------------------
@@ -362,7 +198,8 @@ class CorpusScan:
     """What a first pass over a corpus found (:func:`scan_files`)."""
 
     files: list[Path]
-    """The files read, in order."""
+    """The files read, in order; a document found below a class folder carries its class
+    (a :class:`bayesnb.corpora.ClassFile`), so ``fit_files(est, scan.files)`` labels it so."""
     classes: np.ndarray
     """Every label, sorted (typed as :func:`bayesnb.datasets.load_csv` types them)."""
     n_documents: int
@@ -379,7 +216,8 @@ def scan_files(
     *,
     vocabulary: bool = True,
     encoding: str = "utf-8",
-    errors: str = "strict",
+    errors: str = "replace",
+    _log: CorpusLog | None = None,
 ) -> CorpusScan:
     """First pass over a corpus on disk: its labels, size and (optionally) vocabulary.
 
@@ -405,11 +243,18 @@ def scan_files(
         False reads the labels only (for a CSV file, its label column).
     encoding, errors
         Text encoding of the files and how undecodable bytes are handled
-        (:meth:`bytes.decode`: ``"strict"`` raises, ``"replace"`` keeps going with U+FFFD).
+        (:meth:`bytes.decode`: ``"replace"`` keeps going with U+FFFD, ``"strict"`` raises).
 
     Returns
     -------
     CorpusScan
+
+    Warns
+    -----
+    CorpusWarning
+        One line each for the files decoded with ``errors``, the empty documents, and the
+        entries below the class folders that are not documents, each naming the first few
+        (:mod:`bayesnb.corpora`).
 
     Raises
     ------
@@ -437,22 +282,23 @@ def scan_files(
                 f"max_df, max_features or vocabulary, got {pruning or 'a vocabulary'}"
             )
         analyze = vectorizer.build_analyzer()
-    files = list_files(source)
-    csv_only = all(_is_csv(p) for p in files)
+    log = CorpusLog(encoding, errors) if _log is None else _log
+    files = list_files(source, log)
+    csv_only = all(is_csv(p) for p in files)
     columns = (_LABEL, _TEXT) if vocabulary else (_LABEL,)
     words: set[str] = set()
     raw_labels: set[str] = set()
     n_docs = 0
     if not vocabulary:
         # Folder names are known from the paths; only CSV files are read.
-        raw_labels.update(p.parent.name for p in files if not _is_csv(p))
-        n_docs = sum(not _is_csv(p) for p in files)
-        files_read = [p for p in files if _is_csv(p)]
+        raw_labels.update(label_of(p) for p in files if not is_csv(p))
+        n_docs = sum(not is_csv(p) for p in files)
+        files_read = [p for p in files if is_csv(p)]
     else:
         files_read = files
     bar = _Progress("scan", None, progress)
     try:
-        for labels, texts in _chunks(files_read, chunk_size, encoding, errors, columns):
+        for labels, texts in chunks(files_read, chunk_size, log, columns):
             raw_labels.update(labels.tolist())
             if texts is not None:
                 for text in texts:
@@ -484,6 +330,8 @@ def scan_files(
         fitted.fit([])  # validates the fixed vocabulary; the object is then fitted
     bar.done = n_docs
     bar.close(f", {len(classes)} classes" + (f", {len(words):,} words" if vocabulary else ""))
+    if _log is None:
+        log.warn()
     return CorpusScan(files, classes, n_docs, fitted)
 
 
@@ -497,7 +345,7 @@ def fit_files(
     progress: bool = True,
     *,
     encoding: str = "utf-8",
-    errors: str = "strict",
+    errors: str = "replace",
     total: int | None = None,
 ):
     """Fit ``estimator`` from documents on disk, ``chunk_size`` documents at a time.
@@ -532,8 +380,9 @@ def fit_files(
         summary line at the end.
     encoding : str, default "utf-8"
         Text encoding of the files.
-    errors : str, default "strict"
-        How undecodable bytes are handled (as in :meth:`bytes.decode`).
+    errors : str, default "replace"
+        How undecodable bytes are handled (as in :meth:`bytes.decode`): ``"replace"`` keeps
+        going with U+FFFD, ``"strict"`` raises a ValueError naming the file.
     total : int, optional
         The number of documents, when known (:attr:`CorpusScan.n_documents`), for the
         progress line.
@@ -548,8 +397,14 @@ def fit_files(
     FileNotFoundError
         When ``source`` names nothing.
     ValueError
-        On a CSV file without ``label``/``text`` columns or with an unlabelled row, fewer than
-        2 classes, no documents, or a label outside ``classes``.
+        On a CSV file without ``label``/``text`` columns or with a row without a label (the
+        message names its line), fewer than 2 classes, no documents, or a label outside
+        ``classes``.
+
+    Warns
+    -----
+    CorpusWarning
+        As :func:`scan_files`: undecodable files, empty documents, entries not read.
     """
     from bayesnb.distributed.chunks import _check_vectorizer, name_by_vocabulary
     from bayesnb.distributed.reduce import _chunk_statistics
@@ -560,7 +415,11 @@ def fit_files(
     vectorizer = default_vectorizer() if vectorizer is None else vectorizer
     _check_vectorizer(vectorizer, estimator)
     estimator._check_params()
+    log = CorpusLog(encoding, errors)
     if classes is None:
+        # The labels pass reads CSV label columns only: what it met is met again below, but
+        # for the entries the listing skipped.
+        labels_log = CorpusLog(encoding, errors)
         scan = scan_files(
             source,
             chunk_size=chunk_size,
@@ -568,11 +427,13 @@ def fit_files(
             vocabulary=False,
             encoding=encoding,
             errors=errors,
+            _log=labels_log,
         )
         files, classes, total = scan.files, scan.classes, scan.n_documents
+        log.skipped = labels_log.skipped
     else:
-        files, classes = list_files(source), check_classes(classes)
-        if total is None and not any(_is_csv(p) for p in files):
+        files, classes = list_files(source, log), check_classes(classes)
+        if total is None and not any(is_csv(p) for p in files):
             total = len(files)
     _check_n_classes(classes)
     kind = _kind_of(classes)
@@ -591,8 +452,7 @@ def fit_files(
 
     bar = _Progress("fit", total, progress)
     try:
-        chunks = _chunks(files, chunk_size, encoding, errors)
-        for i, (labels, texts) in enumerate(chunks):
+        for i, (labels, texts) in enumerate(chunks(files, chunk_size, log)):
             X = vectorizer.transform(texts)
             stats = _chunk_statistics(shell, X, _typed(labels, kind), None, i, False)
             if stats is not None:
@@ -609,4 +469,5 @@ def fit_files(
     estimator._statistics_changed()
     name_by_vocabulary(estimator, vectorizer)  # the words of a scan_files vocabulary
     bar.close()
+    log.warn()
     return estimator

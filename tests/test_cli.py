@@ -453,6 +453,7 @@ def _reference_fit(model: str, spec: str):
     return data, _estimator(model, data, None).fit(data.X, data.y)
 
 
+@pytest.mark.filterwarnings("ignore:1 file not valid utf-8:UserWarning")  # bytes.txt
 @pytest.mark.filterwarnings("ignore:X does not have valid feature names")
 @pytest.mark.parametrize("model", ["multinomial", "bernoulli", "categorical", "poisson", "dcm"])
 def test_fit_streams_a_folder_and_equals_the_in_memory_fit(model, tmp_path, capsys, monkeypatch):
@@ -514,6 +515,7 @@ def test_fit_streams_a_glob_of_csv_files(tmp_path, capsys):
     assert [line.split(":")[0] for line in err.splitlines()] == ["scan", "fit"]
 
 
+@pytest.mark.filterwarnings("ignore:1 file not valid utf-8:UserWarning")  # bytes.txt
 @pytest.mark.filterwarnings("ignore:X does not have valid feature names")
 def test_fit_hash_features_is_one_pass_over_hashed_columns(tmp_path, capsys):
     from bayesnb.streaming import default_vectorizer
@@ -534,6 +536,7 @@ def test_fit_hash_features_is_one_pass_over_hashed_columns(tmp_path, capsys):
     assert_array_equal(got.predict_proba(X), ref.predict_proba(X))
 
 
+@pytest.mark.filterwarnings("ignore:1 file not valid utf-8:UserWarning")  # bytes.txt
 def test_fit_nuts_keeps_a_corpus_in_memory(tmp_path, capsys, monkeypatch):
     from bayesnb.cli import fit as cli_fit  # the module of the fit command
 

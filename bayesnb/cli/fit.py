@@ -132,6 +132,8 @@ def fit_streamed(args) -> int:
             files, vec, classes, total = scan.files, scan.vectorizer, scan.classes, scan.n_documents
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
+            if not args.hash_features:  # the scan has said what the corpus holds
+                warnings.simplefilter("ignore", streaming.CorpusWarning)
             streaming.fit_files(
                 est, files, vec, args.chunk_size, classes, errors="replace", total=total
             )
