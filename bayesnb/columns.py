@@ -27,8 +27,8 @@ import pandas as pd
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
 
+from bayesnb.corpora import is_csv, list_files
 from bayesnb.families import family_of, has_family
-from bayesnb.streaming import _is_csv, list_files
 
 __all__ = ["TextColumns", "iter_texts", "record_vectorizer", "text_files", "vectorizer_params"]
 
@@ -211,7 +211,7 @@ def iter_texts(
     names: list[str] = []
     texts: list[str] = []
     for path in files:
-        if _is_csv(path):
+        if is_csv(path):
             if names:
                 yield names, texts
                 names, texts = [], []

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import copy
 
-from bayesnb.columns import vectorizer_params
 from bayesnb.families import has_family
 
 __all__ = ["final_estimator"]
@@ -88,6 +87,8 @@ def _with_vectorizer(est, steps):
     then tokenises new text as the pipeline did); a copy, so the pipeline is not changed."""
     if len(steps) != 2 or getattr(est, "vectorizer_params_", None) is not None:
         return est
+    from bayesnb.columns import vectorizer_params  # lazy: pandas and the corpus readers
+
     try:
         params = vectorizer_params(steps[0][1])
     except TypeError:  # not a Count/HashingVectorizer, or settings a file cannot hold

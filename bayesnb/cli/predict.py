@@ -94,7 +94,7 @@ def _text_chunks(est, spec: str, chunk_size: int):
     """``(columns, chunks, total)``: the mapping and ``(names, X)`` chunks of a text corpus."""
     from bayesnb import datasets
     from bayesnb.columns import TextColumns, iter_texts, text_files
-    from bayesnb.streaming import _is_csv
+    from bayesnb.corpora import is_csv
 
     try:
         columns = TextColumns(est)
@@ -105,7 +105,7 @@ def _text_chunks(est, spec: str, chunk_size: int):
             files = text_files(spec)
         except (OSError, ValueError) as exc:
             raise DataError(f"--data {spec!r}: {one_line(exc)}") from None
-        total = None if any(map(_is_csv, files)) else len(files)
+        total = None if any(map(is_csv, files)) else len(files)
         texts = iter_texts(files, chunk_size)
     else:  # the embedded fortunes: small, in memory, named by row number
         cats = [c.strip() for c in spec.partition(":")[2].split(",") if c.strip()] or None
