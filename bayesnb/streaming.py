@@ -41,7 +41,6 @@ from bayesnb.corpora import (
     _LABEL,
     _TEXT,
     CorpusLog,
-    CorpusWarning,
     chunks,
     is_csv,
     is_pattern,
@@ -49,12 +48,14 @@ from bayesnb.corpora import (
     label_of,
     list_files,
 )
+from bayesnb.corpora import (
+    CorpusWarning as CorpusWarning,  # re-exported (documented in bayesnb.datasets)
+)
 from bayesnb.validation import check_classes
 
 __all__ = [
     "DEFAULT_N_FEATURES",
     "CorpusScan",
-    "CorpusWarning",
     "default_vectorizer",
     "fit_files",
     "is_pattern",
