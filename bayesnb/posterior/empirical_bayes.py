@@ -17,8 +17,9 @@ import warnings
 from collections.abc import Callable
 
 import numpy as np
-from scipy.special import digamma, gammaln, polygamma
+from scipy.special import digamma, gammaln
 
+from bayesnb.posterior._special import trigamma
 from bayesnb.posterior.evidence import beta_log_evidence, segment_offsets
 
 __all__ = [
@@ -314,7 +315,7 @@ class _Rising:
         d1 = float(self.scale * np.sum(self.w * (digamma(x + self.v) - digamma(x))))
         if not curvature:
             return d1, np.nan
-        d2 = np.sum(self.w * (polygamma(1, x + self.v) - polygamma(1, x)))
+        d2 = np.sum(self.w * (trigamma(x + self.v) - trigamma(x)))
         return d1, float(self.scale**2 * d2)
 
 

@@ -28,10 +28,10 @@ from bayesnb.posterior.polya import (
     PolyaStats,
     laplace_posterior,
     length_triplets,
-    polya_fixed_point,
+    polya_newton,
 )
 from bayesnb.scoring import dcm_jll
-from bayesnb.stats.discrete import count_classes, count_features
+from bayesnb.stats.discrete import count_classes
 from bayesnb.stats.histograms import (
     add_value_counts,
     count_values,
@@ -229,10 +229,14 @@ class DirichletCompoundNB(GenerativeClassifier):
                 stacklevel=4,
             )
             weights = np.where(incomplete, 0.0, weights)
+        values = count_values(X, codes, weights, k)
         return {
             "class_count": class_count,
-            "feature_count": count_features(X, codes, weights, k),
-            "value_count": count_values(X, codes, weights, k),
+            # T_cj = Σ_v v · h[c·V + j, v]: from the histogram, not another pass over X.
+            "feature_count": (values @ np.arange(values.shape[1], dtype=np.float64)).reshape(
+                k, X.shape[1]
+            ),
+            "value_count": values,
             "length_count": count_lengths(X, codes, weights, k),
         }
 
@@ -262,7 +266,7 @@ class DirichletCompoundNB(GenerativeClassifier):
     def _fixed_point(self, estimate: str) -> FixedPointResult:
         extra = {"mle": 0.0, "map": float(self.prior_shape) - 1.0}[estimate]
         rate = 0.0 if estimate == "mle" else float(self.prior_rate)
-        fp = polya_fixed_point(
+        fp = polya_newton(
             self.polya_stats_,
             self.feature_count_,
             shape_extra=extra,
