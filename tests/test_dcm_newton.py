@@ -51,7 +51,7 @@ def test_every_accepted_step_increases_the_objective(extra, rate):
     newton = np.array([n for _, n in trace])
     assert newton[1:].sum() > 0
     rise = np.diff(objs, axis=0)
-    slack = 1e-13 * (np.abs(objs[:-1]) + 1.0)  # rounding of the sums, as in the acceptance
+    slack = 1e-12 * (np.abs(objs[:-1]) + 1.0)  # rounding of the sums, as in the acceptance
     assert np.all(rise[newton[1:]] >= -slack[newton[1:]])
     assert np.all(rise >= -slack)  # the fixed-point steps never decrease it either
     np.testing.assert_allclose(objs[-1], polya_objective(st, nt.beta, extra, rate), rtol=1e-14)
