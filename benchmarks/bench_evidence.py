@@ -31,6 +31,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_discrete import Checks, loadavg, make_corpus, time_interleaved
+from bench_discrete import _parser as discrete_parser
 
 import bayesnb as bnb
 from bayesnb.posterior.polya import polya_fixed_point
@@ -40,13 +41,10 @@ HELD_OUT = 20_000
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--docs", type=int, default=200_000)
-    parser.add_argument("--features", type=int, default=50_000)
-    parser.add_argument("--classes", type=int, default=20)
-    parser.add_argument("--nnz", type=float, default=100.0, help="stored values per document")
-    parser.add_argument("--repeats", type=int, default=3, help="runs per timing (median)")
-    parser.add_argument("--seed", type=int, default=0)
+    # bench_discrete's corpus options, with fewer repeats (the DCM fits dominate the run).
+    parser = discrete_parser()
+    parser.description = __doc__.split("\n\n")[0]
+    parser.set_defaults(repeats=3)
     return parser
 
 
