@@ -272,11 +272,10 @@ def polya_newton(
     definite, every active β is positive and finite and the objective
     (:func:`polya_objective`) does not decrease (up to the rounding of its sums, 1e-12
     relative); elsewhere it takes the fixed-point step, which never decreases it. Converged
-    when no β changed by more than ``tol`` relative and every class took the Newton step (or
-    moved by less than 1e-10, where rounding decides the objective check): the convergence
-    is then quadratic, so the gradient is zero to far below ``tol``. Same start as the fixed
-    point but without its scale search: the proportions of the class totals at scale
-    B = 10^1.5 (the scale is the rank-one direction Newton takes in one step).
+    when no β changed by more than ``tol`` relative, as the fixed point stops; after a Newton
+    step the convergence is quadratic, so the gradient is zero to far below ``tol``. Same
+    start as the fixed point but without its scale search: the proportions of the class totals
+    at scale B = 10^1.5 (the scale is the rank-one direction Newton takes in one step).
 
     Under the MLE the features never seen in a class stay at β = 0 (the fixed point puts
     them there in one step); a class without non-empty documents gets the fixed point's
@@ -323,12 +322,11 @@ def polya_newton(
         moved = rel.max(axis=1) if rel.size else np.zeros(stats.n_classes)
         change = float(moved.max()) if moved.size else 0.0
         beta, obj = new, new_obj
-        settled = newton | (moved <= 1e-10)
         if trace is not None:
             trace.append((obj, newton | ~active.any(axis=1)))
-        if change <= tol and settled.all():
+        if change <= tol:
             break
-    done = change <= tol and bool(settled.all()) if n_iter else False
+    done = change <= tol
     return FixedPointResult(beta, n_iter, done, change)
 
 
