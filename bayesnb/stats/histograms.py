@@ -68,13 +68,33 @@ def count_values(X, codes: np.ndarray, weights: np.ndarray, n_classes: int) -> s
     Xs = X if sp.issparse(X) else sp.csr_matrix(X)
     Xs = Xs.tocsr()
     lengths = np.diff(Xs.indptr)
-    values = np.rint(Xs.data).astype(np.intp)
-    keep = values > 0  # explicitly stored zeros carry nothing
     row = np.repeat(np.asarray(codes, dtype=np.intp) * v, lengths) + Xs.indices
-    w = np.repeat(np.asarray(weights, dtype=np.float64), lengths)
-    row, values, w = row[keep], values[keep], w[keep]
-    width = int(values.max()) + 1 if values.size else 1
-    out = sp.coo_matrix((w, (row, values)), shape=(n_classes * v, width)).tocsr()
+    weights = np.asarray(weights, dtype=np.float64)
+    unit = bool(np.all(weights == 1.0))
+    size = n_classes * v
+    # On text most stored counts are 1: those are histogrammed by one bincount over the
+    # (class, feature) rows, the others (a few percent) through a COO matrix. No pass over
+    # the stored values builds a (row, count) key.
+    other = np.flatnonzero(Xs.data != 1.0)
+    if unit:
+        # Exact: integer counts of documents with the feature, minus those with another count.
+        ones = np.bincount(row, minlength=size) - np.bincount(row[other], minlength=size)
+        ones = ones.astype(np.float64)
+        w_other = np.ones(other.size)
+    else:
+        w = np.repeat(weights, lengths)
+        ones = np.bincount(row, np.where(Xs.data == 1.0, w, 0.0), size)
+        w_other = w[other]
+    values = Xs.data[other].astype(np.intp)  # integers (validated): the cast is exact
+    keep = values > 0  # explicitly stored zeros carry nothing
+    width = max(int(values.max()) + 1 if values.size else 1, 2 if ones.any() else 1)
+    hit = np.flatnonzero(ones)
+    # Index arrays in the smallest integer type SciPy accepts: no conversion pass in COO.
+    idx = np.int32 if max(size, width) < np.iinfo(np.int32).max else np.int64
+    rows = np.concatenate([hit, row[other][keep]]).astype(idx, copy=False)
+    cols = np.concatenate([np.ones(hit.size, dtype=idx), values[keep].astype(idx)])
+    data = np.concatenate([ones[hit], w_other[keep]])
+    out = sp.coo_matrix((data, (rows, cols)), shape=(size, width)).tocsr()
     out.sum_duplicates()
     out.eliminate_zeros()  # zero-weight documents carry no mass
     return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from bayesnb.families._discrete_evidence import _BetaInformative, _DiscreteEvidence
-from bayesnb.posterior.empirical_bayes import fit_beta_alpha, fit_symmetric_dirichlet
+from bayesnb.posterior.empirical_bayes import fit_beta_evidence
 from bayesnb.posterior.evidence import beta_log_evidence
 from bayesnb.scoring import bernoulli_jll
 from bayesnb.validation import check_alpha
@@ -21,15 +21,11 @@ class BernoulliEvidence(_BetaInformative, _DiscreteEvidence):
         return beta_log_evidence(post.alpha, post.beta, post.successes, post.failures)
 
     def learn_alpha(self, est) -> float:
+        # β = α (beta=None: a symmetric Beta on every cell) or α with the given β held fixed;
+        # Newton on the histogram of distinct (N, D) cells, not a fixed point over K × V.
         post = est.posterior_
-        if est.beta is None:
-            # β = α: a symmetric 2-category Dirichlet on every (class, feature) pair.
-            pairs = np.stack([post.successes, post.failures], axis=-1)
-            pairs = pairs.reshape(pairs.shape[0], -1)
-            sizes = np.full(post.successes.shape[1], 2, dtype=np.intp)
-            return fit_symmetric_dirichlet(pairs, sizes)
-        beta = check_alpha(est.beta, est.n_features_in_, "beta")
-        return fit_beta_alpha(post.successes, post.failures, beta)
+        beta = None if est.beta is None else check_alpha(est.beta, est.n_features_in_, "beta")
+        return fit_beta_evidence(post.successes, post.trials, beta)
 
     def loo_view(self, est, Xc) -> tuple:
         # BernoulliNB binarises NaN itself (to 0, never "present").

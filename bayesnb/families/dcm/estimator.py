@@ -28,10 +28,10 @@ from bayesnb.posterior.polya import (
     PolyaStats,
     laplace_posterior,
     length_triplets,
-    polya_fixed_point,
+    polya_newton,
 )
 from bayesnb.scoring import dcm_jll
-from bayesnb.stats.discrete import count_classes, count_features
+from bayesnb.stats.discrete import count_classes
 from bayesnb.stats.histograms import (
     add_value_counts,
     count_values,
@@ -81,13 +81,17 @@ class DirichletCompoundNB(GenerativeClassifier):
     estimate : {"mle", "map", "mean"}, default "map"
         How the fitted β_c score documents. The prior is not conjugate, so:
 
-        - ``"mle"``: maximum likelihood, Minka's fixed point for the Pólya distribution
-          ``β_j ← β_j Σ_d [ψ(x_dj + β_j) − ψ(β_j)] / Σ_d [ψ(n_d + B) − ψ(B)]`` on the
-          sufficient statistics (the histograms of per-document counts and lengths). A
-          word never seen in a class gets β = 0 (probability 0, like the multinomial MLE).
-        - ``"map"``: the posterior mode under the Gamma prior, the same fixed point with
-          ``prior_shape − 1`` added to the numerator and ``prior_rate`` to the denominator
-          (needs ``prior_shape >= 1``). Exact (up to ``tol``).
+        - ``"mle"``: maximum likelihood, by Newton's method in ln β on the sufficient
+          statistics (the histograms of per-document counts and lengths): the Hessian of the
+          Pólya log-likelihood is diagonal plus rank one, so a step costs O(V) per class
+          (Sherman–Morrison); where a step would not increase the likelihood, Minka's fixed
+          point ``β_j ← β_j Σ_d [ψ(x_dj + β_j) − ψ(β_j)] / Σ_d [ψ(n_d + B) − ψ(B)]`` is taken
+          instead (:func:`bayesnb.posterior.polya.polya_newton`). A word never seen in a class
+          gets β = 0 (probability 0, like the multinomial MLE).
+        - ``"map"``: the posterior mode under the Gamma prior, the same iteration on the log
+          posterior (the fixed point with ``prior_shape − 1`` added to its numerator and
+          ``prior_rate`` to its denominator; needs ``prior_shape >= 1``). Exact (up to
+          ``tol``).
         - ``"mean"``: the posterior mean of β under a **Laplace approximation** of the
           posterior of ln β (Gaussian at the mode of ln β, Hessian of the Pólya
           log-likelihood diagonal plus rank one): ``E[β] = exp(û + s²/2)``. Approximate.
@@ -98,9 +102,10 @@ class DirichletCompoundNB(GenerativeClassifier):
     class_prior : array-like of shape (n_classes,), optional
         As in MultinomialNB.
     tol : float, default 1e-6
-        The fixed point stops when no β changes by more than ``tol`` relative.
+        The Newton iteration stops when no β changes by more than ``tol`` relative in a
+        Newton step (convergence is then quadratic: the gradient is zero to far below tol).
     max_iter : int, default 1000
-        Iteration cap of the fixed point; reaching it issues a ``ConvergenceWarning``.
+        Iteration cap; reaching it issues a ``ConvergenceWarning``.
     missing : {"error", "ignore"}, default "error"
         What a NaN in X (a missing count; sparse matrices may store NaN explicitly) does.
         ``"error"`` raises a ValueError naming the rows and columns. ``"ignore"``
@@ -121,7 +126,7 @@ class DirichletCompoundNB(GenerativeClassifier):
     classes_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
         As in scikit-learn.
     feature_count_ : ndarray of shape (n_classes, n_features)
-        Token totals T_cj (not sufficient for the DCM; kept to start the fixed point and to
+        Token totals T_cj (not sufficient for the DCM; kept to start the iteration and to
         compare with MultinomialNB).
     value_count_ : csr_matrix of shape (n_classes · n_features, max_count + 1)
         The sufficient statistic: ``[c·V + j, v]`` = weight of the class-c documents with
@@ -138,7 +143,7 @@ class DirichletCompoundNB(GenerativeClassifier):
         The Laplace approximation of the posterior of ln β (``"mean"``, posterior draws,
         :meth:`log_evidence`).
     n_iter_ : int
-        Fixed-point iterations of the current estimate.
+        Newton iterations of the current estimate.
 
     Notes
     -----
@@ -229,10 +234,14 @@ class DirichletCompoundNB(GenerativeClassifier):
                 stacklevel=4,
             )
             weights = np.where(incomplete, 0.0, weights)
+        values = count_values(X, codes, weights, k)
         return {
             "class_count": class_count,
-            "feature_count": count_features(X, codes, weights, k),
-            "value_count": count_values(X, codes, weights, k),
+            # T_cj = Σ_v v · h[c·V + j, v]: from the histogram, not another pass over X.
+            "feature_count": (values @ np.arange(values.shape[1], dtype=np.float64)).reshape(
+                k, X.shape[1]
+            ),
+            "value_count": values,
             "length_count": count_lengths(X, codes, weights, k),
         }
 
@@ -244,7 +253,7 @@ class DirichletCompoundNB(GenerativeClassifier):
 
     def _statistics_changed(self) -> None:
         super()._statistics_changed()
-        # The fixed point is the fit: run it now, so a ConvergenceWarning surfaces at fit.
+        # The iteration is the fit: run it now, so a ConvergenceWarning surfaces at fit.
         self.concentration_  # noqa: B018
 
     @property
@@ -262,7 +271,7 @@ class DirichletCompoundNB(GenerativeClassifier):
     def _fixed_point(self, estimate: str) -> FixedPointResult:
         extra = {"mle": 0.0, "map": float(self.prior_shape) - 1.0}[estimate]
         rate = 0.0 if estimate == "mle" else float(self.prior_rate)
-        fp = polya_fixed_point(
+        fp = polya_newton(
             self.polya_stats_,
             self.feature_count_,
             shape_extra=extra,
@@ -306,7 +315,7 @@ class DirichletCompoundNB(GenerativeClassifier):
 
     @property
     def n_iter_(self) -> int:
-        """Fixed-point iterations behind ``concentration_``."""
+        """Newton iterations behind ``concentration_``."""
         return self._cached("concentration", self._compute_concentration)[1]
 
     @property
@@ -349,7 +358,7 @@ def _check_prior(shape, rate, estimate: str) -> None:
 def _warn_unconverged(fp: FixedPointResult, what: str, max_iter) -> None:
     if not fp.converged:
         warnings.warn(
-            f"DirichletCompoundNB: the fixed point for {what} did not converge in "
+            f"DirichletCompoundNB: the Newton iteration for {what} did not converge in "
             f"max_iter={max_iter} iterations (largest relative change {fp.max_change:.2g}); "
             "raise max_iter or tol; slow convergence means the scale B_c is poorly determined "
             "(for estimate='mle', data that are not overdispersed push B_c towards infinity, "
