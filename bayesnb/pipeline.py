@@ -16,8 +16,6 @@ on the estimator itself.
 
 from __future__ import annotations
 
-import copy
-
 from bayesnb.families import has_family
 
 __all__ = ["final_estimator"]
@@ -93,6 +91,6 @@ def _with_vectorizer(est, steps):
         params = vectorizer_params(steps[0][1])
     except TypeError:  # not a Count/HashingVectorizer, or settings a file cannot hold
         return est
-    out = est if est is not steps[-1][1] else copy.copy(est)
+    out = est if est is not steps[-1][1] else est._shallow_copy()
     out.vectorizer_params_ = params
     return out

@@ -76,9 +76,7 @@ class ExponentialNB(GenerativeClassifier):
         a, b = self.posterior_
         if estimate == "mle":
             with np.errstate(divide="ignore", invalid="ignore"):
-                return np.where(self.class_count_[:, None] > 0, self.class_count_[:, None], 0.0) / (
-                    self.feature_sum_
-                )
+                return self.class_count_[:, None] / self.feature_sum_
         if estimate == "map":
             return (a - 1.0) / b
         return a / b
