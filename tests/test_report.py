@@ -23,9 +23,12 @@ SECTION_IDS = [
     "overview",
     "data",
     "estimates",
+    "loo-check",
+    "uncertainty",
     "parameters",
     "informative",
     "smoothing",
+    "alpha-choice",
     "sampler",
     "ppc",
     "events",
@@ -470,12 +473,16 @@ def test_a_family_section_is_planned_computed_and_laid_out(monkeypatch):
     d = _digits(120)
     studies = [Study(d, "poisson"), Study(d, "dcm")]
     builder = ReportBuilder(studies, quick=True, seed=3)
-    # Poisson/DCM feed no generic section but the estimates and the event models; no
+    # Poisson/DCM feed no generic section but the estimates, the exact cross-validation
+    # sections (on the first study, as none ranks "parameters") and the event models; no
     # multinomial study, so no baselines, Poisson or burstiness section; then the new one.
     assert builder.steps == [
         "data summary",
         "estimates: digits · poisson",
         "estimates: digits · dcm",
+        "exact LOO against PSIS: digits · poisson",
+        "predictive uncertainty: digits · poisson",
+        "smoothing chosen three ways: digits · poisson",
         "event models: digits",
         "count: digits",
         "write the page",

@@ -36,6 +36,8 @@ def _settings(quick: bool) -> dict:
             "cv_folds": 3,
             "repeats": 2,
             "grid_size": 80,
+            "interval_draws": {"draws": 100, "chains": 2},
+            "alpha_grid": 8,
             "nuts": {"n_features": 10, "draws": 200, "tune": 200, "chains": 2},
         }
     return {
@@ -45,6 +47,8 @@ def _settings(quick: bool) -> dict:
         "cv_folds": 5,
         "repeats": 5,
         "grid_size": 200,
+        "interval_draws": {"draws": 125, "chains": 4},
+        "alpha_grid": 20,
         "nuts": {"n_features": 30, "draws": 500, "tune": 500, "chains": 4},
     }
 
@@ -162,6 +166,7 @@ class ReportBuilder:
                     ),
                 )
             )
+        self._plan_crossval(param or self.studies[0])
         if nuts_tree is not None and saved:
             s = saved[0]
             add(
@@ -213,6 +218,34 @@ class ReportBuilder:
             for s in self.studies:
                 if fs.per_study is not None and fs.per_study(s):
                     add((f"{fs.title}: {s.data.name}", self._family_step(fs, s)))
+
+    def _plan_crossval(self, s: Study) -> None:
+        """Exact LOO against PSIS, predictive uncertainty, α three ways: the main study."""
+        seed, cfg = self.seed, self.cfg
+        self._steps += [
+            (
+                f"exact LOO against PSIS: {s.label}",
+                lambda: self._put(
+                    "loo_check", s, S.loo_check(s, draws=cfg["loo_draws"], seed=seed)
+                ),
+            ),
+            (
+                f"predictive uncertainty: {s.label}",
+                lambda: self._put(
+                    "uncertainty",
+                    s,
+                    S.predictive_uncertainty(s, seed=seed, **cfg["interval_draws"]),
+                ),
+            ),
+            (
+                f"smoothing chosen three ways: {s.label}",
+                lambda: self._put(
+                    "alpha_choice",
+                    s,
+                    S.alpha_choice(s, n_grid=cfg["alpha_grid"], folds=cfg["cv_folds"], seed=seed),
+                ),
+            ),
+        ]
 
     def _family_step(self, fs, target) -> Callable[[], None]:
         """The step computing family section ``fs`` for ``target``."""

@@ -12,19 +12,23 @@ import numpy as np
 
 import bayesnb.report.sections as S
 from bayesnb.report.extension import family_export
+from bayesnb.report.figures_crossval import plot_alpha_choice, plot_loo_check, plot_uncertainty
 from bayesnb.report.plotting import COLORS, DPI, _style, _subplots, to_png
 
 __all__ = [
     "DPI",
+    "plot_alpha_choice",
     "plot_data_summary",
     "plot_deleted_estimation",
     "plot_event_models",
     "plot_forest",
     "plot_informative",
+    "plot_loo_check",
     "plot_ppc",
     "plot_rank",
     "plot_reliability",
     "plot_shrinkage",
+    "plot_uncertainty",
     "to_png",
 ]
 # Drawn by their families, resolved by __getattr__ below.

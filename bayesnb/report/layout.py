@@ -13,6 +13,12 @@ import pandas as pd
 import bayesnb.report.figures as F
 import bayesnb.report.sections as S
 from bayesnb.report.html import Block, Figure, Section
+from bayesnb.report.layout_crossval import (
+    alpha_choice_section,
+    crossval_headlines,
+    loo_check_section,
+    uncertainty_section,
+)
 
 __all__ = ["estimates_section", "overview", "page", "sampler_section"]
 
@@ -44,6 +50,7 @@ def page(self) -> list[Section]:
         )
         out.append(Section("data", "Data", intro, [block]))
     out.append(estimates_section(self))
+    out += [s for s in (loo_check_section(self), uncertainty_section(self)) if s is not None]
     if "parameters" in r:
         p = r["parameters"][0]
         out.append(
@@ -152,6 +159,8 @@ def page(self) -> list[Section]:
                 ],
             )
         )
+    if (section := alpha_choice_section(self)) is not None:
+        out.append(section)
     if "sampler" in r:
         out.append(sampler_section(self, r["sampler"][0]))
     if "ppc" in r:
@@ -280,6 +289,7 @@ def overview(self) -> Section:
         )
     for sm in self.results.get("smoothing", []):
         items.append(S.smoothing_headline(sm))
+    items.extend(crossval_headlines(self))
     for ev in self.results.get("events", []):
         t = ev.table
         top = t["lpd_per_doc"].idxmax()

@@ -9,7 +9,9 @@ plain language generated from its numbers.
 One module per group of sections: :mod:`~bayesnb.report.sections.scores` (data, estimates,
 a saved model), :mod:`~bayesnb.report.sections.params` (parameters, smoothing, informative
 features), :mod:`~bayesnb.report.sections.mcmc` (NUTS against the exact posterior),
-:mod:`~bayesnb.report.sections.predictive` (posterior predictive checks, event models), and
+:mod:`~bayesnb.report.sections.predictive` (posterior predictive checks, event models),
+:mod:`~bayesnb.report.sections.crossval` (exact LOO against PSIS-LOO, predictive uncertainty,
+the smoothing α chosen three ways), and
 the helpers they share in :mod:`~bayesnb.report.sections.common`. The sections a family
 contributes (baselines, Poisson against multinomial, burstiness, GDA) live in that family's
 folder; their old names here (``S.poisson_vs_multinomial``, ``S.GDAResult``, ...) resolve
@@ -26,6 +28,14 @@ from bayesnb.report.sections.common import (
     fmt,
     split_xy,
     words,
+)
+from bayesnb.report.sections.crossval import (
+    AlphaChoiceResult,
+    LOOCheckResult,
+    UncertaintyResult,
+    alpha_choice,
+    loo_check,
+    predictive_uncertainty,
 )
 from bayesnb.report.sections.mcmc import SamplerResult, discriminative_features, sampler
 from bayesnb.report.sections.params import (
@@ -60,15 +70,19 @@ __all__ = [
     "ESTIMATE_LABELS",
     "GDA_MAP_PRIOR",
     "MAP_PRIOR",
+    "AlphaChoiceResult",
     "DataSummary",
     "EstimateResult",
     "EventModelResult",
     "InformativeResult",
+    "LOOCheckResult",
     "PPCResult",
     "ParameterResult",
     "SamplerResult",
     "SavedModelResult",
     "SmoothingResult",
+    "UncertaintyResult",
+    "alpha_choice",
     "best_estimate",
     "data_summary",
     "deleted_estimation",
@@ -77,9 +91,11 @@ __all__ = [
     "event_models",
     "fmt",
     "informative",
+    "loo_check",
     "overconfidence",
     "parameters",
     "posterior_predictive",
+    "predictive_uncertainty",
     "reliability",
     "sampler",
     "saved_model",
