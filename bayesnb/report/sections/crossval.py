@@ -131,7 +131,7 @@ def loo_check(study: Study, *, draws: int = 500, seed: int = 0) -> LOOCheckResul
     table = pd.DataFrame(
         {name: _gap_row(psis[sel], exact.pointwise[sel]) for name, sel in groups.items()}
     ).T
-    table.index.name = "documents"
+    table.index.name = "training documents"
     table["documents"] = table["documents"].astype(int)
     result = LOOCheckResult(
         study,
