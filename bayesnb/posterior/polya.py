@@ -255,6 +255,15 @@ def _fixed_step(beta, num, den, active, rows, shape_extra, rate) -> np.ndarray:
     return np.where(active[rows], fixed, 0.0)
 
 
+def _warm(cold: np.ndarray, start: np.ndarray, active: np.ndarray) -> np.ndarray:
+    """``start`` on the active cells of every class where it is usable, else ``cold``."""
+    if start.shape != cold.shape:
+        return cold
+    with np.errstate(invalid="ignore"):
+        usable = np.all(~active | (np.isfinite(start) & (start > 0)), axis=1)
+    return np.where(usable[:, None], np.where(active, start, cold), cold)
+
+
 def polya_newton(
     stats: PolyaStats,
     totals: np.ndarray,
@@ -264,6 +273,7 @@ def polya_newton(
     tol: float = 1e-6,
     max_iter: int = 1000,
     trace: list | None = None,
+    start: np.ndarray | None = None,
 ) -> FixedPointResult:
     """The maximum of :func:`polya_fixed_point` by Newton's method, with its fallback.
 
@@ -289,6 +299,11 @@ def polya_newton(
         When given, receives ``(objective, newton)`` pairs of (K,) arrays: first at the
         start (``newton`` all False), then after every iteration, with the classes that took
         the Newton step.
+    start : ndarray of shape (K, V), optional
+        A warm start (the optimum of nearby statistics, e.g. the full fit before a
+        cross-validation fold was subtracted). A class whose active cells are all positive
+        and finite there starts from it; any other class starts cold. The stopping rule is
+        the same, so the result is the optimum to the same tolerance, in fewer iterations.
 
     Returns
     -------
@@ -296,6 +311,15 @@ def polya_newton(
     """
     beta, seen = _start(stats, totals, shape_extra, rate, steps=0)
     active = seen if shape_extra == 0 else np.ones_like(seen)
+    if start is not None:
+        beta = _warm(beta, np.asarray(start, dtype=np.float64), active)
+        if shape_extra > 0 and not seen.all():
+            # A cell the subtraction emptied sits at the old fit's β, far above its new optimum,
+            # where Newton in ln β descends one unit per step: start it at its optimum given
+            # the warm B instead (its likelihood depends on it through B only).
+            with np.errstate(divide="ignore"):
+                unseen = shape_extra / (stats.den(beta.sum(axis=1)) + rate)
+            beta = np.where(seen | ~np.isfinite(unseen)[:, None], beta, unseen[:, None])
     empty = stats.documents() <= 0
     if empty.any():  # no likelihood: the prior's mode (or 0), as the fixed point gives
         beta[empty] = shape_extra / rate if shape_extra > 0 and rate > 0 else 0.0
@@ -432,11 +456,13 @@ def laplace_posterior(
     *,
     tol: float = 1e-6,
     max_iter: int = 1000,
+    start: np.ndarray | None = None,
 ) -> tuple[LaplacePosterior, FixedPointResult]:
     """Laplace approximation of p(ln β_c | data) under independent Gamma(shape, rate) priors.
 
     The mode comes from :func:`polya_newton` with ``shape_extra = shape`` (the Gamma density in
-    ln β); the precision from the diagonal-plus-rank-one Hessian there.
+    ln β); the precision from the diagonal-plus-rank-one Hessian there; ``start`` is its warm
+    start (see :func:`polya_newton`).
 
     Returns
     -------
@@ -453,7 +479,9 @@ def laplace_posterior(
             "the Laplace approximation needs a proper Gamma prior: prior_shape > 0 and "
             f"prior_rate > 0, got {shape!r}, {rate!r}"
         )
-    fp = polya_newton(stats, totals, shape_extra=shape, rate=rate, tol=tol, max_iter=max_iter)
+    fp = polya_newton(
+        stats, totals, shape_extra=shape, rate=rate, tol=tol, max_iter=max_iter, start=start
+    )
     beta = fp.beta
     D = shape - beta**2 * stats.num_prime(beta)
     z = -stats.den_prime(beta.sum(axis=1))

@@ -210,6 +210,7 @@ class DirichletCompoundNB(GenerativeClassifier):
 
     # -- statistics ---------------------------------------------------------------------------
     def _reset_counts(self, n_features: int) -> None:
+        self._end_warm_start()
         k = len(self.classes_)
         self.class_count_ = np.zeros(k)
         self.feature_count_ = np.zeros((k, n_features))
@@ -246,6 +247,7 @@ class DirichletCompoundNB(GenerativeClassifier):
         }
 
     def _merge_statistics(self, stats: dict) -> None:
+        self._end_warm_start()
         self.class_count_ += stats["class_count"]
         self.feature_count_ += stats["feature_count"]
         self.value_count_ = add_value_counts(self.value_count_, stats["value_count"])
@@ -267,31 +269,68 @@ class DirichletCompoundNB(GenerativeClassifier):
             value_triplets(self.value_count_, v), length_triplets(self.length_count_), k, v
         )
 
+    # -- warm start (cross-validation) --------------------------------------------------------
+    # Every optimum is kept in ``_solutions`` (key: what was maximised). Only
+    # :meth:`_begin_warm_start` (the family's ``subtract``) makes the next optimisation start
+    # from them; ``fit`` and ``partial_fit`` always start cold, so their numbers do not
+    # depend on what the estimator held before. Only a proper prior (rate > 0) is warm-started:
+    # its objective → −∞ as β → ∞, so the maximum is interior and any start reaches it. The
+    # MLE of data that are not overdispersed has its supremum at B → ∞ (the multinomial
+    # limit): the iteration stops where its steps become small, a point that depends on the
+    # start, so only the refit's own (cold) start gives the refit's numbers.
+    def _begin_warm_start(self) -> None:
+        """Start the next optimisations from the optima found on the current statistics."""
+        self._warm_start = dict(self.__dict__.get("_solutions", {}))
+
+    def _end_warm_start(self) -> None:
+        self.__dict__.pop("_warm_start", None)
+        self.__dict__.pop("_solutions", None)
+
+    def _optimise(self, key: tuple, run):
+        """``run(start)`` with the warm start of ``key = (what, shape_extra, rate)`` (None
+        when there is none or the rate is 0); the optimum is kept."""
+        fp = run(self.__dict__.get("_warm_start", {}).get(key) if key[2] > 0 else None)
+        self.__dict__.setdefault("_solutions", {})[key] = fp.beta
+        return fp
+
     # -- estimates ----------------------------------------------------------------------------
     def _fixed_point(self, estimate: str) -> FixedPointResult:
         extra = {"mle": 0.0, "map": float(self.prior_shape) - 1.0}[estimate]
         rate = 0.0 if estimate == "mle" else float(self.prior_rate)
-        fp = polya_newton(
-            self.polya_stats_,
-            self.feature_count_,
-            shape_extra=extra,
-            rate=rate,
-            tol=float(self.tol),
-            max_iter=int(self.max_iter),
+        fp = self._optimise(
+            (estimate, extra, rate),
+            lambda start: polya_newton(
+                self.polya_stats_,
+                self.feature_count_,
+                shape_extra=extra,
+                rate=rate,
+                tol=float(self.tol),
+                max_iter=int(self.max_iter),
+                start=start,
+            ),
         )
         _warn_unconverged(fp, f"estimate={estimate!r}", self.max_iter)
         return fp
 
     def _compute_laplace(self) -> tuple[LaplacePosterior, FixedPointResult]:
         self._check_params()  # parameters set after fit are checked at first use, as at fit
-        lap, fp = laplace_posterior(
-            self.polya_stats_,
-            self.feature_count_,
-            float(self.prior_shape),
-            float(self.prior_rate),
-            tol=float(self.tol),
-            max_iter=int(self.max_iter),
-        )
+        shape, rate = float(self.prior_shape), float(self.prior_rate)
+        lap = None
+
+        def run(start):
+            nonlocal lap
+            lap, fp = laplace_posterior(
+                self.polya_stats_,
+                self.feature_count_,
+                shape,
+                rate,
+                tol=float(self.tol),
+                max_iter=int(self.max_iter),
+                start=start,
+            )
+            return fp
+
+        fp = self._optimise(("laplace", shape, rate), run)
         _warn_unconverged(fp, "the Laplace approximation", self.max_iter)
         return lap, fp
 
