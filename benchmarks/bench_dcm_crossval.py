@@ -90,12 +90,12 @@ def main(argv: list[str]) -> int:
                 lambda e=estimate: cross_val_predict(
                     bnb.DirichletCompoundNB(estimate=e), X, y, cv=10
                 )
-            )  # noqa: E501
+            )
             ref, _ = timed(
                 lambda e=estimate: sk_cross_val_predict(
                     bnb.DirichletCompoundNB(estimate=e), X, y, cv=10, method="predict_proba"
                 )
-            )  # noqa: E501
+            )
             ratios.append(ref / ours)
         print(f"  {estimate}: cross_val_predict(cv=10) {ours:.2f} s, scikit-learn's {ref:.2f} s: "
               f"{np.median(ratios):.2f}x faster (median of {args.repeats})")  # fmt: skip

@@ -35,9 +35,7 @@ def test_warm_started_fold_reaches_the_refit_optimum_in_fewer_iterations(bursty,
     X, y = bursty
     warm, cold = [], []
     for train, test in StratifiedKFold(5, shuffle=True, random_state=0).split(X, y):
-        full, model, refit = _fold_and_refit(
-            DirichletCompoundNB(estimate=estimate), X, y, train, test
-        )
+        _, model, refit = _fold_and_refit(DirichletCompoundNB(estimate=estimate), X, y, train, test)
         # Same stopping rule, quadratic convergence: both at the optimum to far below tol.
         np.testing.assert_allclose(model.concentration_, refit.concentration_, rtol=1e-9)
         np.testing.assert_allclose(
