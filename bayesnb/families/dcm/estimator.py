@@ -26,6 +26,7 @@ from bayesnb.posterior.polya import (
     FixedPointResult,
     LaplacePosterior,
     PolyaStats,
+    conditional_mean,
     laplace_posterior,
     length_triplets,
     polya_newton,
@@ -92,9 +93,18 @@ class DirichletCompoundNB(GenerativeClassifier):
           posterior (the fixed point with ``prior_shape − 1`` added to its numerator and
           ``prior_rate`` to its denominator; needs ``prior_shape >= 1``). Exact (up to
           ``tol``).
-        - ``"mean"``: the posterior mean of β under a **Laplace approximation** of the
-          posterior of ln β (Gaussian at the mode of ln β, Hessian of the Pólya
-          log-likelihood diagonal plus rank one): ``E[β] = exp(û + s²/2)``. Approximate.
+        - ``"mean"``: the posterior mean of every β_cj given the others at the posterior mode
+          of ln β, a 1-D integral per cell by Gauss–Hermite quadrature with the exact Pólya
+          cell terms (:func:`bayesnb.posterior.polya.conditional_mean`). Approximate. The
+          Laplace log-normal mean ``exp(û + s²/2)`` used before overstated every word unseen
+          in a class by e^{1/2a} ≈ 1.57 (its curvature is the prior's only); measured on 10
+          fortune categories (4,164 training documents × 17,356 words, seeded 3/4 split):
+          accuracy 46.1 % → 50.8 %, log loss 4.45 → 3.66 (all 43: 23.2 % → 26.3 %, 8.47 →
+          7.73), against "map" 61.6 % / 2.19 (37.7 % / 5.18). The rest of the gap is the
+          prior's, not the approximation's: the mean of a word seen in no document is
+          ``a / (b + den)`` against the MAP's ``(a − 1) / (b + den)``, 11x at a = 1.1, the
+          same pseudo-count of one that separates MultinomialNB's "mean" from its "map" at
+          α = 1.1 on that split (51.0 % against 62.0 %).
         - ``"bayes"`` (the posterior predictive, β integrated out) has no closed form for
           this non-conjugate model and is refused with a ValueError; sample the posterior
           with :meth:`fit_pymc` (NUTS) instead.
@@ -343,7 +353,8 @@ class DirichletCompoundNB(GenerativeClassifier):
         self._check_params()  # parameters set after fit are checked at first use, as at fit
         if self.estimate == "mean":
             lap, fp = self._cached("laplace", self._compute_laplace)
-            return lap.mean(), fp.n_iter
+            shape, rate = float(self.prior_shape), float(self.prior_rate)
+            return conditional_mean(self.polya_stats_, lap, shape, rate), fp.n_iter
         fp = self._fixed_point(self.estimate)
         return fp.beta, fp.n_iter
 
