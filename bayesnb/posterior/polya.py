@@ -23,6 +23,11 @@ independent Gamma(shape a, rate b) prior.
   a class whose step would not increase the objective takes the fixed-point step instead.
   It reaches the fixed point's optimum (to rounding) in about ten iterations where the fixed
   point, linear along the scale B, takes hundreds.
+- **Posterior mean** (:func:`conditional_mean`): E[β_cj | data, the other β at the mode], a
+  1-D integral per cell by Gauss–Hermite quadrature in ln β_cj around the mode, with the
+  exact Pólya cell terms. The log-normal mean of the Laplace approximation, exp(û + s²/2),
+  overstates it badly where the curvature is small (a word unseen in a class: s² ≈ 1/a,
+  a factor e^{1/2a} ≈ 1.57 under Gamma(1.1, 1), against 1.0001 for the exact integral).
 - **Laplace approximation** in u = ln β, class by class: the Hessian of the Pólya
   log-likelihood is diagonal plus rank one (Minka's Newton step), so the posterior precision
   is ``Λ = diag(D) − z β βᵀ`` with ``D_j = a − β_j² num'_j`` and ``z = −den'(B)`` (primes:
@@ -46,6 +51,7 @@ __all__ = [
     "LaplacePosterior",
     "LengthTriplets",
     "PolyaStats",
+    "conditional_mean",
     "laplace_posterior",
     "length_triplets",
     "polya_fixed_point",
@@ -255,6 +261,15 @@ def _fixed_step(beta, num, den, active, rows, shape_extra, rate) -> np.ndarray:
     return np.where(active[rows], fixed, 0.0)
 
 
+def _warm(cold: np.ndarray, start: np.ndarray, active: np.ndarray) -> np.ndarray:
+    """``start`` on the active cells of every class where it is usable, else ``cold``."""
+    if start.shape != cold.shape:
+        return cold
+    with np.errstate(invalid="ignore"):
+        usable = np.all(~active | (np.isfinite(start) & (start > 0)), axis=1)
+    return np.where(usable[:, None], np.where(active, start, cold), cold)
+
+
 def polya_newton(
     stats: PolyaStats,
     totals: np.ndarray,
@@ -264,6 +279,7 @@ def polya_newton(
     tol: float = 1e-6,
     max_iter: int = 1000,
     trace: list | None = None,
+    start: np.ndarray | None = None,
 ) -> FixedPointResult:
     """The maximum of :func:`polya_fixed_point` by Newton's method, with its fallback.
 
@@ -289,6 +305,11 @@ def polya_newton(
         When given, receives ``(objective, newton)`` pairs of (K,) arrays: first at the
         start (``newton`` all False), then after every iteration, with the classes that took
         the Newton step.
+    start : ndarray of shape (K, V), optional
+        A warm start (the optimum of nearby statistics, e.g. the full fit before a
+        cross-validation fold was subtracted). A class whose active cells are all positive
+        and finite there starts from it; any other class starts cold. The stopping rule is
+        the same, so the result is the optimum to the same tolerance, in fewer iterations.
 
     Returns
     -------
@@ -296,6 +317,15 @@ def polya_newton(
     """
     beta, seen = _start(stats, totals, shape_extra, rate, steps=0)
     active = seen if shape_extra == 0 else np.ones_like(seen)
+    if start is not None:
+        beta = _warm(beta, np.asarray(start, dtype=np.float64), active)
+        if shape_extra > 0 and not seen.all():
+            # A cell the subtraction emptied sits at the old fit's β, far above its new optimum,
+            # where Newton in ln β descends one unit per step: start it at its optimum given
+            # the warm B instead (its likelihood depends on it through B only).
+            with np.errstate(divide="ignore"):
+                unseen = shape_extra / (stats.den(beta.sum(axis=1)) + rate)
+            beta = np.where(seen | ~np.isfinite(unseen)[:, None], beta, unseen[:, None])
     empty = stats.documents() <= 0
     if empty.any():  # no likelihood: the prior's mode (or 0), as the fixed point gives
         beta[empty] = shape_extra / rate if shape_extra > 0 and rate > 0 else 0.0
@@ -432,11 +462,13 @@ def laplace_posterior(
     *,
     tol: float = 1e-6,
     max_iter: int = 1000,
+    start: np.ndarray | None = None,
 ) -> tuple[LaplacePosterior, FixedPointResult]:
     """Laplace approximation of p(ln β_c | data) under independent Gamma(shape, rate) priors.
 
     The mode comes from :func:`polya_newton` with ``shape_extra = shape`` (the Gamma density in
-    ln β); the precision from the diagonal-plus-rank-one Hessian there.
+    ln β); the precision from the diagonal-plus-rank-one Hessian there; ``start`` is its warm
+    start (see :func:`polya_newton`).
 
     Returns
     -------
@@ -453,7 +485,9 @@ def laplace_posterior(
             "the Laplace approximation needs a proper Gamma prior: prior_shape > 0 and "
             f"prior_rate > 0, got {shape!r}, {rate!r}"
         )
-    fp = polya_newton(stats, totals, shape_extra=shape, rate=rate, tol=tol, max_iter=max_iter)
+    fp = polya_newton(
+        stats, totals, shape_extra=shape, rate=rate, tol=tol, max_iter=max_iter, start=start
+    )
     beta = fp.beta
     D = shape - beta**2 * stats.num_prime(beta)
     z = -stats.den_prime(beta.sum(axis=1))
@@ -469,3 +503,59 @@ def laplace_posterior(
             "not negative definite at the mode found (not converged? raise max_iter)"
         )
     return lap, fp
+
+
+#: Gauss–Hermite nodes of :func:`conditional_mean` (exact for a Gaussian conditional times a
+#: polynomial of degree 47; the Gamma-like tails of an unseen cell are integrated to ~1e-6).
+_MEAN_NODES = 24
+
+
+def conditional_mean(
+    stats: PolyaStats, lap: LaplacePosterior, shape: float, rate: float
+) -> np.ndarray:
+    """Posterior mean of every β_cj given the other concentrations at the mode, (K, V).
+
+    The conditional density of u = ln β_cj, the others at the mode β̂ of
+    :func:`laplace_posterior`, is ``a u − b eᵘ + C_cj(eᵘ) + f_c(B̂ + eᵘ − β̂_cj)`` with the
+    cell terms ``C_cj(β) = Σ_d [ln Γ(x_dj + β) − ln Γ(β)]`` (:meth:`PolyaStats.log_cells`,
+    exact) and the document terms ``f_c(B) = Σ_d [ln Γ(B) − ln Γ(B + n_d)]`` to first order
+    about B̂ (``f' = −den``): for a word unseen in the class the conditional is then exactly
+    Gamma(a, b + den), whose mean is the mode in ln β. The second-order term (f convex) would
+    make the density improper far from the mode; its omission costs O(z β̂²) relative, 0.2 %
+    on data with B ≈ 3, far less on text (B in the thousands). The integral ``E[eᵘ]`` is
+    taken by Gauss–Hermite quadrature centred at the mode û_cj (the joint mode is also the
+    mode of every conditional) with the conditional standard deviation
+    ``(D_j − z β̂_j²)^−1/2`` of the Laplace precision, as the ratio of the density to that
+    Gaussian. Priors with a shape far below 1 make the conditional too skewed for it.
+    the Laplace precision, as the ratio of the density to that Gaussian.
+    """
+    beta = lap.mode
+    total = beta.sum(axis=1)
+    den, z = stats.den(total)[:, None], lap.rank_one[:, None]
+    u0 = np.log(beta)
+    s = np.sqrt(2.0 / (lap.prec_diag - z * beta**2))
+
+    def log_density(u):
+        b = np.exp(u)
+        d = b - beta
+        with np.errstate(invalid="ignore", over="ignore"):
+            out = shape * u - rate * b + stats.log_cells(b) - den * d
+        return np.where(np.isnan(out), -np.inf, out)
+
+    # Σ_q w_q r_q eᵘ / Σ_q w_q r_q with log r_q = log p(u_q) − log p(û) + x_q², accumulated
+    # against a running maximum of log(w_q r_q) so that no term overflows.
+    top = log_density(u0)
+    x, w = np.polynomial.hermite.hermgauss(_MEAN_NODES)
+    peak = np.full_like(beta, -np.inf)
+    num, norm = np.zeros_like(beta), np.zeros_like(beta)
+    for xq, wq in zip(x, w, strict=True):
+        u = u0 + s * xq
+        log_r = log_density(u) - top + (xq * xq + np.log(wq))
+        new_peak = np.maximum(peak, log_r)
+        with np.errstate(invalid="ignore"):
+            scale = np.where(np.isfinite(peak), np.exp(peak - new_peak), 0.0)
+            r = np.where(np.isfinite(log_r), np.exp(log_r - new_peak), 0.0)
+        num = num * scale + r * np.exp(u - u0)
+        norm = norm * scale + r
+        peak = new_peak
+    return beta * (num / norm)

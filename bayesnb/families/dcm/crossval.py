@@ -1,9 +1,11 @@
 """Exact cross-validation of the DCM: its histograms downdated, β refitted by iteration.
 
-After a subtraction the fixed point of β runs again on the remaining statistics, started as
-a refit starts it (from the remaining token proportions), so the result equals a refit's
-to the fixed point's tolerance ``tol``; leave-one-out does so per document (the generic
-downdate: a fixed point per document, not O(nonzeros)).
+After a subtraction the Newton iteration for β runs again on the remaining statistics,
+**warm-started** from the optimum of the statistics before the subtraction (the full fit):
+the same stopping rule as a refit (no β moves by more than ``tol`` relative in a Newton
+step, where convergence is quadratic), so it reaches the refit's optimum to far below
+``tol``, in fewer iterations (a refit starts cold from the token proportions). Leave-one-out
+does so per document (the generic downdate: an optimisation per document, not O(nonzeros)).
 """
 
 from __future__ import annotations
@@ -16,6 +18,11 @@ __all__ = ["DCMCrossval"]
 
 class DCMCrossval(_DiscreteCrossval):
     """subtract (class counts, totals, value and length histograms)."""
+
+    def subtract(self, est, stats: dict) -> None:
+        """See :meth:`Family.subtract`; β is re-optimised from the optimum before it."""
+        est._begin_warm_start()
+        super().subtract(est, stats)
 
     def _subtract_extra(self, est, stats: dict) -> None:
         est.value_count_ = downdate(est.value_count_, stats["value_count"])

@@ -26,6 +26,7 @@ from bayesnb.posterior.polya import (
     FixedPointResult,
     LaplacePosterior,
     PolyaStats,
+    conditional_mean,
     laplace_posterior,
     length_triplets,
     polya_newton,
@@ -92,9 +93,18 @@ class DirichletCompoundNB(GenerativeClassifier):
           posterior (the fixed point with ``prior_shape − 1`` added to its numerator and
           ``prior_rate`` to its denominator; needs ``prior_shape >= 1``). Exact (up to
           ``tol``).
-        - ``"mean"``: the posterior mean of β under a **Laplace approximation** of the
-          posterior of ln β (Gaussian at the mode of ln β, Hessian of the Pólya
-          log-likelihood diagonal plus rank one): ``E[β] = exp(û + s²/2)``. Approximate.
+        - ``"mean"``: the posterior mean of every β_cj given the others at the posterior mode
+          of ln β, a 1-D integral per cell by Gauss–Hermite quadrature with the exact Pólya
+          cell terms (:func:`bayesnb.posterior.polya.conditional_mean`). Approximate. The
+          Laplace log-normal mean ``exp(û + s²/2)`` used before overstated every word unseen
+          in a class by e^{1/2a} ≈ 1.57 (its curvature is the prior's only); measured on 10
+          fortune categories (4,164 training documents × 17,356 words, seeded 3/4 split):
+          accuracy 46.1 % → 50.8 %, log loss 4.45 → 3.66 (all 43: 23.2 % → 26.3 %, 8.47 →
+          7.73), against "map" 61.6 % / 2.19 (37.7 % / 5.18). The rest of the gap is the
+          prior's, not the approximation's: the mean of a word seen in no document is
+          ``a / (b + den)`` against the MAP's ``(a − 1) / (b + den)``, 11x at a = 1.1, the
+          same pseudo-count of one that separates MultinomialNB's "mean" from its "map" at
+          α = 1.1 on that split (51.0 % against 62.0 %).
         - ``"bayes"`` (the posterior predictive, β integrated out) has no closed form for
           this non-conjugate model and is refused with a ValueError; sample the posterior
           with :meth:`fit_pymc` (NUTS) instead.
@@ -210,6 +220,7 @@ class DirichletCompoundNB(GenerativeClassifier):
 
     # -- statistics ---------------------------------------------------------------------------
     def _reset_counts(self, n_features: int) -> None:
+        self._end_warm_start()
         k = len(self.classes_)
         self.class_count_ = np.zeros(k)
         self.feature_count_ = np.zeros((k, n_features))
@@ -246,6 +257,7 @@ class DirichletCompoundNB(GenerativeClassifier):
         }
 
     def _merge_statistics(self, stats: dict) -> None:
+        self._end_warm_start()
         self.class_count_ += stats["class_count"]
         self.feature_count_ += stats["feature_count"]
         self.value_count_ = add_value_counts(self.value_count_, stats["value_count"])
@@ -267,31 +279,68 @@ class DirichletCompoundNB(GenerativeClassifier):
             value_triplets(self.value_count_, v), length_triplets(self.length_count_), k, v
         )
 
+    # -- warm start (cross-validation) --------------------------------------------------------
+    # Every optimum is kept in ``_solutions`` (key: what was maximised). Only
+    # :meth:`_begin_warm_start` (the family's ``subtract``) makes the next optimisation start
+    # from them; ``fit`` and ``partial_fit`` always start cold, so their numbers do not
+    # depend on what the estimator held before. Only a proper prior (rate > 0) is warm-started:
+    # its objective → −∞ as β → ∞, so the maximum is interior and any start reaches it. The
+    # MLE of data that are not overdispersed has its supremum at B → ∞ (the multinomial
+    # limit): the iteration stops where its steps become small, a point that depends on the
+    # start, so only the refit's own (cold) start gives the refit's numbers.
+    def _begin_warm_start(self) -> None:
+        """Start the next optimisations from the optima found on the current statistics."""
+        self._warm_start = dict(self.__dict__.get("_solutions", {}))
+
+    def _end_warm_start(self) -> None:
+        self.__dict__.pop("_warm_start", None)
+        self.__dict__.pop("_solutions", None)
+
+    def _optimise(self, key: tuple, run):
+        """``run(start)`` with the warm start of ``key = (what, shape_extra, rate)`` (None
+        when there is none or the rate is 0); the optimum is kept."""
+        fp = run(self.__dict__.get("_warm_start", {}).get(key) if key[2] > 0 else None)
+        self.__dict__.setdefault("_solutions", {})[key] = fp.beta
+        return fp
+
     # -- estimates ----------------------------------------------------------------------------
     def _fixed_point(self, estimate: str) -> FixedPointResult:
         extra = {"mle": 0.0, "map": float(self.prior_shape) - 1.0}[estimate]
         rate = 0.0 if estimate == "mle" else float(self.prior_rate)
-        fp = polya_newton(
-            self.polya_stats_,
-            self.feature_count_,
-            shape_extra=extra,
-            rate=rate,
-            tol=float(self.tol),
-            max_iter=int(self.max_iter),
+        fp = self._optimise(
+            (estimate, extra, rate),
+            lambda start: polya_newton(
+                self.polya_stats_,
+                self.feature_count_,
+                shape_extra=extra,
+                rate=rate,
+                tol=float(self.tol),
+                max_iter=int(self.max_iter),
+                start=start,
+            ),
         )
         _warn_unconverged(fp, f"estimate={estimate!r}", self.max_iter)
         return fp
 
     def _compute_laplace(self) -> tuple[LaplacePosterior, FixedPointResult]:
         self._check_params()  # parameters set after fit are checked at first use, as at fit
-        lap, fp = laplace_posterior(
-            self.polya_stats_,
-            self.feature_count_,
-            float(self.prior_shape),
-            float(self.prior_rate),
-            tol=float(self.tol),
-            max_iter=int(self.max_iter),
-        )
+        shape, rate = float(self.prior_shape), float(self.prior_rate)
+        lap = None
+
+        def run(start):
+            nonlocal lap
+            lap, fp = laplace_posterior(
+                self.polya_stats_,
+                self.feature_count_,
+                shape,
+                rate,
+                tol=float(self.tol),
+                max_iter=int(self.max_iter),
+                start=start,
+            )
+            return fp
+
+        fp = self._optimise(("laplace", shape, rate), run)
         _warn_unconverged(fp, "the Laplace approximation", self.max_iter)
         return lap, fp
 
@@ -304,7 +353,8 @@ class DirichletCompoundNB(GenerativeClassifier):
         self._check_params()  # parameters set after fit are checked at first use, as at fit
         if self.estimate == "mean":
             lap, fp = self._cached("laplace", self._compute_laplace)
-            return lap.mean(), fp.n_iter
+            shape, rate = float(self.prior_shape), float(self.prior_rate)
+            return conditional_mean(self.polya_stats_, lap, shape, rate), fp.n_iter
         fp = self._fixed_point(self.estimate)
         return fp.beta, fp.n_iter
 
