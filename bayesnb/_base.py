@@ -531,11 +531,17 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             max_bytes=max_bytes,
         )
 
-    def label_log_likelihood(self, X, y, draws: int = 500, random_seed=0):
-        """log p(y_i | x_i, θ_s) per exact posterior draw and document, for ``az.loo``."""
+    def label_log_likelihood(self, X, y, draws: int = 500, random_seed=0, *, posterior=None):
+        """log p(y_i | x_i, θ_s) per posterior draw and document, for ``az.loo``.
+
+        Exact conjugate draws, or those of ``posterior=`` (the tree ``fit_pymc`` returns,
+        for NUTS draws). See :func:`bayesnb.loo.label_log_likelihood`.
+        """
         from bayesnb.loo import label_log_likelihood
 
-        return label_log_likelihood(self, X, y, draws=draws, random_seed=random_seed)
+        return label_log_likelihood(
+            self, X, y, draws=draws, random_seed=random_seed, posterior=posterior
+        )
 
     def log_evidence(self) -> float:
         """Closed-form log marginal likelihood log p(X, y | prior), labels included."""

@@ -2,8 +2,10 @@
 
 :func:`compare` evaluates a dict ``name -> estimator`` (each as configured, bayesnb or any
 scikit-learn classifier) on a held-out split or by cross-validation, and returns an
-``xarray.Dataset`` indexed by ``name``. :func:`all_estimates` builds such a dict for one model
-under the four estimates.
+``xarray.Dataset`` indexed by ``name``. Its leave-one-out ELPD of the training labels is exact
+for every closed-form bayesnb estimate (:func:`bayesnb.model_selection.elpd_loo`: one fit,
+every document downdated) and PSIS-LOO for the NUTS fits passed as ``posteriors``.
+:func:`all_estimates` builds such a dict for one model under the four estimates.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable, Mapping
+from numbers import Integral
 
 import numpy as np
 import xarray as xr
@@ -19,9 +22,10 @@ from sklearn.metrics import accuracy_score, brier_score_loss, log_loss
 from sklearn.model_selection import check_cv
 
 from bayesnb.families import family_of, has_family
+from bayesnb.families._protocol import Unsupported
 from bayesnb.validation import ESTIMATES
 
-__all__ = ["METRICS", "all_estimates", "compare", "expected_calibration_error"]
+__all__ = ["LOO_METHODS", "METRICS", "all_estimates", "compare", "expected_calibration_error"]
 
 # name -> (long name, "higher is better")
 METRICS: dict[str, tuple[str, bool]] = {
@@ -30,13 +34,26 @@ METRICS: dict[str, tuple[str, bool]] = {
     "brier": ("multiclass Brier score on the full probability matrix", False),
     "ece": ("expected calibration error, 15 equal-mass bins", False),
     "lpd": ("held-out log predictive density of the labels, summed", True),
-    "elpd_loo": ("PSIS-LOO ELPD of the training labels (posterior draws)", True),
+    "elpd_loo": (
+        "leave-one-out ELPD of the training labels, sum of log p(y_i | x_i, D without i): "
+        "exact for closed-form estimates, PSIS-LOO for NUTS posteriors (see loo_method)",
+        True,
+    ),
     "elpd_loo_se": ("standard error of elpd_loo", False),
-    "pareto_k_bad": ("training documents with Pareto k above the good threshold", False),
+    "pareto_k_bad": (
+        "PSIS-LOO only: training documents with Pareto k above the good threshold "
+        "(NaN for exact LOO)",
+        False,
+    ),
     "n_parameters": ("number of free parameters (NaN when unknown)", False),
     "fit_time": ("seconds to fit", False),
     "score_time": ("seconds to predict_proba the test set", False),
 }
+
+#: How ``elpd_loo`` was computed, per row (the ``loo_method`` variable of compare's result):
+#: ``"exact"`` (:func:`bayesnb.model_selection.elpd_loo`), ``"psis"`` (PSIS-LOO over
+#: posterior draws) or ``""`` (not computed: ``loo=False`` or no posterior).
+LOO_METHODS = ("exact", "psis", "")
 
 
 def all_estimates(estimator, map_params: Mapping | None = None) -> dict[str, object]:
@@ -118,31 +135,64 @@ def n_parameters(estimator) -> float:
     return np.nan  # unknown for a foreign estimator
 
 
-def _elpd_loo(estimator, X, y, draws: int = 500) -> tuple[float, float, float]:
-    """PSIS-LOO of the training labels where the estimator has a posterior; NaN otherwise."""
-    if not hasattr(estimator, "label_log_likelihood"):
-        return np.nan, np.nan, np.nan
+_NO_LOO = (np.nan, np.nan, np.nan, "")
+
+
+def _psis(fitted, X, y, draws: int, posterior=None) -> tuple[float, float, float, str]:
+    """PSIS-LOO of the training labels over posterior draws (exact ones, or ``posterior``)."""
     from bayesnb.loo import psis_loo
 
-    tree = estimator.label_log_likelihood(X, y, draws=draws)
+    tree = fitted.label_log_likelihood(X, y, draws=draws, posterior=posterior)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         loo = psis_loo(tree, var_name="y")
     for w in caught:  # surface Pareto-k warnings, named after the estimator
         category = w.category if issubclass(w.category, Warning) else UserWarning
-        warnings.warn(f"{type(estimator).__name__}: {w.message}", category, stacklevel=3)
+        warnings.warn(f"{type(fitted).__name__}: {w.message}", category, stacklevel=4)
     good = getattr(loo, "good_k", 0.7)
     bad = float(np.sum(np.asarray(loo.pareto_k) > good))
-    return float(loo.elpd), float(loo.se), bad
+    return float(loo.elpd), float(loo.se), bad, "psis"
 
 
-def _posterior_key(estimator) -> tuple | None:
-    """What the posterior depends on: the model and every parameter but ``estimate``."""
-    if not hasattr(estimator, "label_log_likelihood"):
+def _exact(estimator, X, y) -> tuple[float, float, float, str] | None:
+    """Exact LOO of the training labels (:func:`bayesnb.model_selection.elpd_loo`).
+
+    None when the family cannot subtract statistics (a plug-in family without the
+    capability): compare then falls back to PSIS-LOO over exact draws.
+    """
+    from bayesnb.model_selection import elpd_loo
+
+    try:
+        res = elpd_loo(estimator, X, y)
+    except Unsupported:
         return None
+    return res.elpd, res.se, np.nan, "exact"
+
+
+def _posterior_key(estimator) -> tuple:
+    """What the posterior depends on: the model and every parameter but ``estimate``."""
     params = estimator.get_params(deep=False)
     params.pop("estimate", None)
     return (type(estimator).__name__, repr(sorted(params.items())))
+
+
+def _loo(estimator, fitted, X, y, cache: dict, draws: int, posterior=None):
+    """``(elpd, se, pareto_k_bad, loo_method)`` of one row (see :data:`LOO_METHODS`)."""
+    if not has_family(fitted):
+        return _NO_LOO  # a foreign classifier: no posterior, no statistics to downdate
+    if posterior is not None:
+        return _psis(fitted, X, y, draws, posterior)
+    exact = _exact(estimator, X, y)
+    if exact is not None:
+        return exact
+    # PSIS over exact draws: the same for mle / mean / bayes of one prior, so once each.
+    key = _posterior_key(fitted)
+    if key not in cache:
+        try:
+            cache[key] = _psis(fitted, X, y, draws)
+        except Unsupported:
+            cache[key] = _NO_LOO
+    return cache[key]
 
 
 def _evaluate(
@@ -152,9 +202,11 @@ def _evaluate(
     X_test,
     y_test,
     loo: bool,
-    loo_cache: dict | None = None,
+    loo_cache: dict,
     loo_draws: int = 500,
-) -> dict[str, float]:
+    posterior=None,
+) -> tuple[dict[str, float], str]:
+    """The metrics of one estimator on one split, and how its ``elpd_loo`` was computed."""
     t0 = time.perf_counter()
     fitted = clone(estimator).fit(X_train, y_train)
     fit_time = time.perf_counter() - t0
@@ -170,15 +222,12 @@ def _evaluate(
         raise ValueError("y_test holds labels the estimator never saw in training")
     with np.errstate(divide="ignore"):
         lpd = float(np.sum(np.log(proba[np.arange(len(y_test)), index])))
-    elpd, elpd_se, bad = (np.nan,) * 3
+    elpd, elpd_se, bad, method = _NO_LOO
     if loo:
-        # The posterior, hence LOO, is the same for mle / mean / bayes of one prior: once each.
-        key = _posterior_key(fitted)
-        cache = {} if loo_cache is None or key is None else loo_cache
-        if key not in cache:
-            cache[key] = _elpd_loo(fitted, X_train, y_train, loo_draws)
-        elpd, elpd_se, bad = cache[key]
-    return {
+        elpd, elpd_se, bad, method = _loo(
+            estimator, fitted, X_train, y_train, loo_cache, loo_draws, posterior
+        )
+    row = {
         "accuracy": accuracy_score(y_test, pred),
         "log_loss": log_loss(y_test, proba, labels=classes),
         "brier": brier_score_loss(y_test, proba, labels=classes),
@@ -191,6 +240,33 @@ def _evaluate(
         "fit_time": fit_time,
         "score_time": score_time,
     }
+    return row, method
+
+
+def _check_posteriors(posteriors, names, cv, loo: bool, loo_draws) -> dict:
+    """``posteriors`` as a dict of names among ``names``; refuse what compare cannot use."""
+    if loo and (
+        not isinstance(loo_draws, Integral) or isinstance(loo_draws, bool) or loo_draws < 1
+    ):
+        raise ValueError(f"loo_draws must be a positive integer, got {loo_draws!r}")
+    if posteriors is None:
+        return {}
+    if not isinstance(posteriors, Mapping):
+        raise TypeError(
+            "posteriors must be a dict of name -> DataTree (the result of est.fit_pymc), got "
+            f"{type(posteriors).__name__}"
+        )
+    unknown = [k for k in posteriors if k not in names]
+    if unknown:
+        raise ValueError(f"posteriors names {unknown} are not among the estimators {names}")
+    if posteriors and cv is not None:
+        raise ValueError(
+            "posteriors (NUTS fits of the whole training set) cannot score the training part "
+            "of each cross-validation fold; give a held-out split instead of cv"
+        )
+    if posteriors and not loo:
+        raise ValueError("posteriors are only used for elpd_loo: pass loo=True")
+    return dict(posteriors)
 
 
 def compare(
@@ -203,6 +279,7 @@ def compare(
     *,
     loo: bool = True,
     loo_draws: int = 500,
+    posteriors: Mapping[str, xr.DataTree] | None = None,
 ) -> xr.Dataset:
     """Evaluate several classifiers on the same data; one row per name.
 
@@ -211,33 +288,48 @@ def compare(
     estimators : mapping of str -> estimator
         Each is cloned and fitted as configured (bayesnb or any scikit-learn classifier with
         ``predict_proba``, e.g. ComplementNB or LogisticRegression as baselines). Estimators
-        without a posterior get NaN in the PSIS-LOO columns, and NaN ``n_parameters`` when
-        their parameters cannot be counted.
+        that are not bayesnb models get NaN in the LOO columns, and NaN ``n_parameters``
+        when their parameters cannot be counted.
     X_train, y_train
         Training data.
     X_test, y_test : optional
         Held-out data. Give these or ``cv``.
     cv : int or cross-validation splitter, optional
-        Cross-validate on the training data instead (stratified for an int); metrics are
-        averaged over folds and the per-fold values kept in ``<metric>_folds``.
+        Cross-validate on the training data instead (stratified for an int): every fold is
+        refitted, metrics are averaged over folds and the per-fold values kept in
+        ``<metric>_folds``; ``elpd_loo`` is then the leave-one-out ELPD of each fold's
+        training part.
     loo : bool, default True
-        Compute PSIS-LOO of the training labels for estimators with a posterior (from
-        ``estimator.label_log_likelihood``: exact posterior draws, see :mod:`bayesnb.loo`).
-        Pareto-k warnings are re-issued prefixed with the estimator's class name.
+        Compute the leave-one-out ELPD of the training labels, ``elpd_loo`` =
+        Σ_i log p(y_i | x_i, D without i), and its standard error. For a bayesnb estimate
+        (mle, map, mean or bayes: all closed form) it is exact,
+        :func:`bayesnb.model_selection.elpd_loo` (one fit, every document's statistics
+        subtracted; learned hyperparameters held at their full-data values), and
+        ``pareto_k_bad`` is NaN. For a name in ``posteriors`` it is PSIS-LOO over those
+        draws (:func:`bayesnb.loo.psis_loo`), with ``pareto_k_bad`` counted and Pareto-k
+        warnings re-issued prefixed with the estimator's class name. A plug-in family that
+        cannot subtract statistics gets PSIS-LOO over ``loo_draws`` exact posterior draws.
     loo_draws : int, default 500
-        Posterior draws for PSIS-LOO.
+        Exact posterior draws for that PSIS-LOO fallback.
+    posteriors : mapping of str -> xarray.DataTree, optional
+        NUTS fits by estimator name: the tree ``est.fit_pymc(X_train, y_train)`` returned
+        (the estimators keep no NUTS fit). Those rows' ``elpd_loo`` is PSIS-LOO over its
+        draws. Only with a held-out split (a NUTS fit of the whole training set cannot
+        score a fold's training part).
 
     Returns
     -------
     xarray.Dataset
-        Variables of :data:`METRICS` with dim ``name`` (``.to_dataframe()`` gives a table).
+        Variables of :data:`METRICS` with dim ``name`` (``.to_dataframe()`` gives a table),
+        and ``loo_method`` (``"exact"``, ``"psis"`` or ``""``, see :data:`LOO_METHODS`).
 
     Raises
     ------
     TypeError
         ``estimators`` is not a non-empty dict, or one of them has no ``predict_proba``.
     ValueError
-        Neither or both of a held-out split and ``cv``; test labels unseen in training.
+        Neither or both of a held-out split and ``cv``; test labels unseen in training;
+        ``posteriors`` naming no estimator, or given with ``cv`` or ``loo=False``.
     """
     if not isinstance(estimators, Mapping) or not estimators:
         raise TypeError("estimators must be a non-empty dict of name -> estimator")
@@ -253,12 +345,16 @@ def compare(
                 f"estimator {name!r} ({type(estimators[name]).__name__}) has no predict_proba; "
                 "compare scores predicted probabilities (e.g. SVC needs probability=True)"
             )
+    trees = _check_posteriors(posteriors, names, cv, loo, loo_draws)
     if cv is None:
         cache: dict = {}
-        rows = [
-            _evaluate(estimators[n], X_train, y_train, X_test, y_test, loo, cache, loo_draws)
-            for n in names
-        ]
+        rows, methods = [], []
+        for n in names:
+            row, method = _evaluate(
+                estimators[n], X_train, y_train, X_test, y_test, loo, cache, loo_draws, trees.get(n)
+            )
+            rows.append(row)
+            methods.append(method)
         data = {m: ("name", [r[m] for r in rows]) for m in METRICS}
         ds = xr.Dataset(data, coords={"name": names})
     else:
@@ -267,9 +363,10 @@ def compare(
         folds = list(splitter.split(np.zeros(len(y_arr)), y_arr))
         table = np.empty((len(names), len(folds), len(METRICS)))
         caches: list[dict] = [{} for _ in folds]
+        methods = []
         for i, n in enumerate(names):
             for f, (tr, te) in enumerate(folds):
-                r = _evaluate(
+                r, method = _evaluate(
                     estimators[n],
                     _rows(X_train, tr),
                     y_arr[tr],
@@ -280,6 +377,7 @@ def compare(
                     loo_draws,
                 )
                 table[i, f] = [r[m] for m in METRICS]
+            methods.append(method)
         data = {}
         for k, m in enumerate(METRICS):
             data[m] = ("name", table[:, :, k].mean(axis=1))
@@ -287,6 +385,11 @@ def compare(
         ds = xr.Dataset(data, coords={"name": names, "fold": np.arange(len(folds))})
     for m, (long_name, higher) in METRICS.items():
         ds[m].attrs = {"long_name": long_name, "higher_is_better": int(higher)}
+    ds["loo_method"] = ("name", np.asarray(methods, dtype=str))
+    ds["loo_method"].attrs = {
+        "long_name": "how elpd_loo was computed: exact, psis (PSIS-LOO over posterior draws), "
+        "or empty (not computed)"
+    }
     return ds
 
 

@@ -81,6 +81,39 @@ def _draws_jll(est, Xc, M, values: dict) -> np.ndarray:
     return family_of(est, _WHERE).loo_draws_jll(est, Xc, M, values)
 
 
+def _posterior_values(est, fam, posterior: xr.DataTree) -> dict[str, np.ndarray]:
+    """``name -> (chain, draw, ...)`` from a tree in the bayesnb layout.
+
+    The root ``posterior`` group holds the class prior and a single model's variables; a
+    composite's blocks are child trees with their own ``posterior`` groups, read as
+    ``"{block}/{var}"`` (the keys :func:`bayesnb.draws.posterior_draws` gives them).
+    """
+    if not isinstance(posterior, xr.DataTree) or "posterior" not in posterior.children:
+        raise TypeError(
+            "posterior must be a DataTree with a 'posterior' group in the bayesnb layout (the "
+            f"result of fit_pymc or sample_posterior), got {type(posterior).__name__}"
+        )
+    root = posterior["posterior"].to_dataset()
+    if "class_prior" not in root:
+        raise ValueError("posterior: the 'posterior' group holds no 'class_prior' draws")
+    names = [v for v in fam.var_names if v in root.data_vars] or ["class_prior"]
+    values = {name: np.asarray(root[name].values) for name in names}
+    for block, child in posterior.children.items():
+        if block != "posterior" and "posterior" in child.children:
+            ds = child["posterior"].to_dataset()
+            values |= {f"{block}/{v}": np.asarray(ds[v].values) for v in ds.data_vars}
+    pi = values["class_prior"]
+    if pi.ndim != 3 or pi.shape[-1] != len(est.classes_):
+        raise ValueError(
+            f"posterior: class_prior has shape {pi.shape}, expected (chain, draw, "
+            f"{len(est.classes_)}) for this estimator's {len(est.classes_)} classes"
+        )
+    bad = [k for k, v in values.items() if v.shape[:2] != pi.shape[:2]]
+    if bad:
+        raise ValueError(f"posterior: {bad} do not have class_prior's (chain, draw) shape")
+    return values
+
+
 def label_log_likelihood_draws(
     est,
     X,
@@ -88,6 +121,7 @@ def label_log_likelihood_draws(
     draws: int = 500,
     random_seed=0,
     *,
+    posterior: xr.DataTree | None = None,
     max_bytes: float = 1e8,
     max_output_bytes: float = 2e9,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -96,13 +130,19 @@ def label_log_likelihood_draws(
     Returns
     -------
     log_lik : ndarray of shape (draws, n_docs)
-        log p(y_i | x_i, θ_s).
+        log p(y_i | x_i, θ_s); with ``posterior``, its chains one after another
+        (chains × draws rows).
     class_prior : ndarray of shape (draws, n_classes)
         The π draws used.
     """
-    family_of(est, _WHERE)  # an unsupported type is a TypeError before any other check
+    fam = family_of(est, _WHERE)  # an unsupported type is a TypeError before any other check
     check_fitted(est)
-    if not isinstance(draws, Integral) or isinstance(draws, bool) or draws < 1:
+    if posterior is not None:
+        values = _posterior_values(est, fam, posterior)
+        # (chain, draw, ...) -> (chain · draw, ...): the draws are scored in that order.
+        values = {k: v.reshape(-1, *v.shape[2:]) for k, v in values.items()}
+        draws = values["class_prior"].shape[0]
+    elif not isinstance(draws, Integral) or isinstance(draws, bool) or draws < 1:
         raise ValueError(f"draws must be a positive integer, got {draws!r}")
     if not (isinstance(max_bytes, int | float) and max_bytes > 0):
         raise ValueError(f"max_bytes must be a positive number, got {max_bytes!r}")
@@ -124,11 +164,15 @@ def label_log_likelihood_draws(
     class_prior = np.empty((draws, len(est.classes_)))
     for start in range(0, draws, block):
         m = min(block, draws - start)
-        values = posterior_draws(est, draws=m, chains=1, random_seed=rng)
-        pi = values["class_prior"][0]
+        if posterior is None:
+            part = posterior_draws(est, draws=m, chains=1, random_seed=rng)
+            part = {k: v[0] for k, v in part.items()}
+        else:
+            part = {k: v[start : start + m] for k, v in values.items()}
+        pi = part["class_prior"]
         with np.errstate(divide="ignore"):
             log_pi = np.log(pi)
-        jll = _draws_jll(est, Xc, M, {k: v[0] for k, v in values.items()})
+        jll = _draws_jll(est, Xc, M, part)
         joint = jll + log_pi[None]
         log_lik[start : start + m] = _label_terms(joint, log_pi, codes).T
         class_prior[start : start + m] = pi
@@ -142,10 +186,11 @@ def label_log_likelihood(
     draws: int = 500,
     random_seed=0,
     *,
+    posterior: xr.DataTree | None = None,
     max_bytes: float = 1e8,
     max_output_bytes: float = 2e9,
 ) -> xr.DataTree:
-    """Per-draw, per-document log-likelihood of the labels under the exact posterior.
+    """Per-draw, per-document log-likelihood of the labels under posterior draws.
 
     Parameters
     ----------
@@ -156,9 +201,16 @@ def label_log_likelihood(
     y : array-like of shape (n_docs,)
         Labels, all among ``est.classes_``.
     draws : int, default 500
-        Exact posterior draws (independent, so their relative efficiency is 1).
+        Exact posterior draws (independent, so their relative efficiency is 1). Ignored with
+        ``posterior``.
     random_seed : int, Generator or None, default 0
         The same seed gives the same values.
+    posterior : xarray.DataTree, optional
+        Draws to score instead of exact ones: a tree in the bayesnb layout, such as the
+        result of ``est.fit_pymc(X, y)`` (NUTS draws; the estimator keeps no NUTS fit, so
+        pass it here), read as :func:`bayesnb.uncertainty.predict_proba_draws` reads it.
+        The result keeps its chains, so :func:`psis_loo` takes their relative efficiency
+        from the ESS of the ``class_prior`` draws.
     max_bytes : float, default 1e8
         Draws are generated and scored in blocks of about this many bytes.
     max_output_bytes : float, default 2e9
@@ -168,7 +220,8 @@ def label_log_likelihood(
     Returns
     -------
     xarray.DataTree
-        ``posterior`` with the ``class_prior`` draws (1 chain), ``log_likelihood`` with
+        ``posterior`` with the ``class_prior`` draws (1 chain, or those of ``posterior``),
+        ``log_likelihood`` with
         ``y (chain, draw, doc)`` = log p(y_i | x_i, θ_s), and ``observed_data`` with the labels
         as strings: ``az.loo(tree, var_name="y")`` reads it.
     """
@@ -178,19 +231,31 @@ def label_log_likelihood(
         y,
         draws=draws,
         random_seed=random_seed,
+        posterior=posterior,
         max_bytes=max_bytes,
         max_output_bytes=max_output_bytes,
     )
+    chains, inference = 1, "bayesnb exact conjugate"
+    if posterior is not None:
+        chains = posterior["posterior"]["class_prior"].shape[0]
+        inference = posterior["posterior"].attrs.get("inference_library", "posterior=")
+    log_lik = log_lik.reshape(chains, -1, log_lik.shape[1])
+    class_prior = class_prior.reshape(chains, -1, class_prior.shape[1])
     labels = np.asarray([str(v) for v in np.asarray(y).ravel()])
-    return to_datatree(
+    tree = to_datatree(
         est,
-        {"class_prior": class_prior[None]},
+        {"class_prior": class_prior},
         estimate="posterior",
-        inference="bayesnb exact conjugate",
-        groups={"log_likelihood": {"y": log_lik[None]}, "observed_data": {"y": labels}},
+        inference=inference,
+        groups={"log_likelihood": {"y": log_lik}, "observed_data": {"y": labels}},
         dims={"y": ["doc"]},
         coords={"doc": list(range(labels.size))},
     )
+    if posterior is not None:
+        # Every root variable of the fit, so psis_loo's relative efficiency (the mean ESS of
+        # the posterior, as az.loo's) is the one az.loo gives the fit itself.
+        tree["posterior"] = xr.DataTree(posterior["posterior"].to_dataset())
+    return tree
 
 
 def psis_loo(tree: xr.DataTree, var_name: str = "y", *, tol: float = 1e-6):
@@ -238,7 +303,8 @@ def psis_loo(tree: xr.DataTree, var_name: str = "y", *, tol: float = 1e-6):
         reff = 1.0  # one chain of independent (exact) draws
     else:  # as az.loo: the mean relative ESS of the posterior
         ess = tree["posterior"].to_dataset().azstats.ess(method="mean")
-        reff = float(np.mean(np.hstack([ess[v].values.ravel() for v in ess.data_vars])))
+        # nanmean: constant cells (a categorical model's padded slots) have no ESS.
+        reff = float(np.nanmean(np.hstack([ess[v].values.ravel() for v in ess.data_vars])))
         reff /= n_samples
     values = ll.values
     with np.errstate(invalid="ignore"):

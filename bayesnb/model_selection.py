@@ -114,23 +114,30 @@ def _is_loo(splits, n: int) -> bool:
     )
 
 
+def _prior_fallback(joint: np.ndarray, prior: np.ndarray, stacklevel: int = 4) -> np.ndarray:
+    """``joint`` with rows impossible under every class replaced by their class log-prior."""
+    dead = ~np.isfinite(joint.max(axis=1))
+    if not dead.any():
+        return joint
+    # Impossible under every class: a refit falls back to its class prior (and warns).
+    warnings.warn(
+        f"{int(dead.sum())} document(s) have probability 0 under every class of the "
+        "model without them; their predictions fall back to the class prior",
+        RuntimeWarning,
+        stacklevel=stacklevel,
+    )
+    joint = joint.copy()
+    joint[dead] = prior[dead]
+    return joint
+
+
 def _as_method(joint: np.ndarray, prior: np.ndarray, method: str, classes) -> np.ndarray:
     """``method``'s output from LOO joint log-probabilities and LOO class log-priors (n, K)."""
     from bayesnb.scoring import normalize_log_proba, normalize_proba
 
     if method == "predict_joint_log_proba":
         return joint
-    dead = ~np.isfinite(joint.max(axis=1))
-    if dead.any():
-        # Impossible under every class: a refit falls back to its class prior (and warns).
-        warnings.warn(
-            f"{int(dead.sum())} document(s) have probability 0 under every class of the "
-            "model without them; their predictions fall back to the class prior",
-            RuntimeWarning,
-            stacklevel=3,
-        )
-        joint = joint.copy()
-        joint[dead] = prior[dead]
+    joint = _prior_fallback(joint, prior)
     prior = np.zeros(joint.shape[1])  # unused: no row is impossible now
     if method == "predict_log_proba":
         return normalize_log_proba(joint, prior)
@@ -279,7 +286,9 @@ def elpd_loo(estimator, X, y, *, sample_weight=None) -> ELPD:
     hyperparameters (``alpha="evidence"``/``"loo"``, ``class_alpha="evidence"``) are held at
     their full-data values (re-learning them per document would cost a search per
     document; ``tests/test_model_selection.py`` measures the difference against refits).
-    A document is counted once whatever its weight.
+    A document is counted once whatever its weight. A document with probability 0 under
+    every class of the model without it (an MLE that never saw one of its words) is scored
+    by its class prior, as a refit's ``predict_log_proba`` scores it (and warns).
 
     Returns
     -------
@@ -287,7 +296,11 @@ def elpd_loo(estimator, X, y, *, sample_weight=None) -> ELPD:
     """
     folds = _Folds(estimator, X, y, sample_weight)
     joint = loo_joint(folds.full, folds.Xv, folds.codes, folds.w)
-    point = label_log_likelihood(joint, folds.codes)
+    scored = joint
+    if not np.all(np.isfinite(joint.max(axis=1))):
+        prior = loo_class_log_prior(folds.full, folds.codes, folds.w)
+        scored = _prior_fallback(joint, prior, stacklevel=3)
+    point = label_log_likelihood(scored, folds.codes)
     n = point.size
     se = float(np.sqrt(n * np.var(point))) if np.all(np.isfinite(point)) else np.nan
     return ELPD(float(point.sum()), se, point, joint)

@@ -25,7 +25,7 @@ import xarray as xr
 from bayesnb.datatree import layout_attrs, layout_coords
 from bayesnb.draws import posterior_draws
 from bayesnb.families import family_of
-from bayesnb.loo import _cells_per_draw, _draws_jll, _scoring_view
+from bayesnb.loo import _cells_per_draw, _draws_jll, _posterior_values, _scoring_view
 from bayesnb.validation import check_fitted
 
 __all__ = ["predict_proba_draws"]
@@ -55,39 +55,6 @@ def _class_proba(joint: np.ndarray, log_pi: np.ndarray) -> np.ndarray:
     np.exp(joint, out=joint)
     joint /= joint.sum(axis=2, keepdims=True)
     return joint
-
-
-def _posterior_values(est, fam, posterior: xr.DataTree) -> dict[str, np.ndarray]:
-    """``name -> (chain, draw, ...)`` from a tree in the bayesnb layout.
-
-    The root ``posterior`` group holds the class prior and a single model's variables; a
-    composite's blocks are child trees with their own ``posterior`` groups, read as
-    ``"{block}/{var}"`` (the keys :func:`bayesnb.draws.posterior_draws` gives them).
-    """
-    if not isinstance(posterior, xr.DataTree) or "posterior" not in posterior.children:
-        raise TypeError(
-            "posterior must be a DataTree with a 'posterior' group in the bayesnb layout (the "
-            f"result of fit_pymc or sample_posterior), got {type(posterior).__name__}"
-        )
-    root = posterior["posterior"].to_dataset()
-    if "class_prior" not in root:
-        raise ValueError("posterior: the 'posterior' group holds no 'class_prior' draws")
-    names = [v for v in fam.var_names if v in root.data_vars] or ["class_prior"]
-    values = {name: np.asarray(root[name].values) for name in names}
-    for block, child in posterior.children.items():
-        if block != "posterior" and "posterior" in child.children:
-            ds = child["posterior"].to_dataset()
-            values |= {f"{block}/{v}": np.asarray(ds[v].values) for v in ds.data_vars}
-    pi = values["class_prior"]
-    if pi.ndim != 3 or pi.shape[-1] != len(est.classes_):
-        raise ValueError(
-            f"posterior: class_prior has shape {pi.shape}, expected (chain, draw, "
-            f"{len(est.classes_)}) for this estimator's {len(est.classes_)} classes"
-        )
-    bad = [k for k, v in values.items() if v.shape[:2] != pi.shape[:2]]
-    if bad:
-        raise ValueError(f"posterior: {bad} do not have class_prior's (chain, draw) shape")
-    return values
 
 
 def predict_proba_draws(

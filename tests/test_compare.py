@@ -184,16 +184,24 @@ def test_label_log_likelihood_keeps_tiny_losses():
 def test_compare_elpd_loo_matches_az_loo(digits):
     import arviz as az
 
+    from bayesnb.model_selection import elpd_loo
+
     X_tr, X_te, y_tr, y_te = digits
     X_tr, y_tr = X_tr[:400], y_tr[:400]
     ests = all_estimates(bnb.BernoulliNB(binarize=8.0), map_params={"alpha": 2.0})
+    # PSIS-LOO for the rows given posterior draws (exact draws here; NUTS fits in practice).
+    trees = {
+        name: ests[name].fit(X_tr, y_tr).sample_posterior(draws=300, chains=1, random_seed=1)
+        for name in ("mean", "map")
+    }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Pareto-k warnings (tested below)
-        ds = compare(ests, X_tr, y_tr, X_te, y_te, loo_draws=300)
+        ds = compare(ests, X_tr, y_tr, X_te, y_te, posteriors=trees)
         for name in ("mean", "map"):
             est = ests[name].fit(X_tr, y_tr)
-            tree = est.label_log_likelihood(X_tr, y_tr, draws=300)
+            tree = est.label_log_likelihood(X_tr, y_tr, posterior=trees[name])
             loo = az.loo(tree, var_name="y")
+            assert ds.loo_method.sel(name=name).item() == "psis"
             assert float(ds.elpd_loo.sel(name=name)) == pytest.approx(loo.elpd, rel=1e-9)
             assert float(ds.elpd_loo_se.sel(name=name)) == pytest.approx(loo.se, rel=1e-6)
             # Documents whose log-likelihood spreads by under 1e-6 nats over the draws have
@@ -203,12 +211,20 @@ def test_compare_elpd_loo_matches_az_loo(digits):
             spread = ll.max(axis=0) - ll.min(axis=0)
             bad = np.sum((loo.pareto_k.values > loo.good_k) & (spread > 1e-6))
             assert float(ds.pareto_k_bad.sel(name=name)) == bad
-    # One posterior for mle / mean / bayes (α = 1), another for map (α = 2).
+    # The closed-form rows without a tree: exact LOO of their own estimate, no Pareto k.
+    for name in ("mle", "bayes"):
+        assert ds.loo_method.sel(name=name).item() == "exact"
+        assert float(ds.elpd_loo.sel(name=name)) == elpd_loo(ests[name], X_tr, y_tr).elpd
+        assert np.isnan(float(ds.pareto_k_bad.sel(name=name)))
+    # PSIS over the α = 1 posterior against the exact LOO of its predictive ("bayes" equals
+    # the mean for Bernoulli): the gap the Pareto-k-flagged documents open.
     elpd = ds.elpd_loo.to_series()
-    assert elpd["mle"] == elpd["mean"] == elpd["bayes"] != elpd["map"]
+    assert elpd["mean"] == pytest.approx(
+        elpd["bayes"], abs=3 * float(ds.elpd_loo_se.sel(name="bayes"))
+    )
     # Held-out and leave-one-out log density per document agree roughly.
-    assert elpd["mean"] / len(y_tr) == pytest.approx(
-        float(ds.lpd.sel(name="mean")) / len(y_te), abs=0.3
+    assert elpd["bayes"] / len(y_tr) == pytest.approx(
+        float(ds.lpd.sel(name="bayes")) / len(y_te), abs=0.3
     )
 
 
@@ -241,8 +257,15 @@ def test_psis_loo_constant_documents():
 
 def test_compare_names_pareto_warnings(digits):
     X_tr, X_te, y_tr, y_te = digits
+    tree = bnb.MultinomialNB().fit(X_tr[:300], y_tr[:300]).sample_posterior(200, chains=1)
     with pytest.warns(UserWarning, match=r"^MultinomialNB: .*Pareto"):
-        compare({"nb": bnb.MultinomialNB()}, X_tr[:300], y_tr[:300], X_te, y_te, loo_draws=200)
+        compare(
+            {"nb": bnb.MultinomialNB()}, X_tr[:300], y_tr[:300], X_te, y_te,
+            posteriors={"nb": tree},
+        )  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # exact LOO: no Pareto k, no warning
+        compare({"nb": bnb.MultinomialNB()}, X_tr[:300], y_tr[:300], X_te, y_te)
 
 
 def test_label_log_likelihood_bad_arguments(digits):
@@ -271,7 +294,7 @@ def test_baselines_work_everywhere_in_compare(digits):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Pareto-k warnings of the posterior model
         ds = compare(ests, X_tr, y_tr, X_te, y_te, loo=True, loo_draws=100)
-    # No posterior: the PSIS-LOO columns are NaN for the baselines, finite for naive Bayes.
+    # No statistics to downdate: the LOO columns are NaN for the baselines, exact for NB.
     for name in ("complement", "logreg"):
         for m in ("elpd_loo", "elpd_loo_se", "pareto_k_bad"):
             assert np.isnan(float(ds[m].sel(name=name))), (name, m)

@@ -585,3 +585,30 @@ def test_evidence_maximiser_agrees_with_bayesnb_evidence():
         options={"xatol": 1e-10},
     )
     np.testing.assert_allclose(est.alpha_, np.exp(best.x), rtol=1e-4)
+
+
+@pytest.mark.slow
+def test_compare_scores_a_nuts_fit_by_psis_loo(fits):
+    """compare(posteriors=...) scores the NUTS draws as fit_pymc's own log_likelihood does."""
+    from bayesnb.compare import compare
+    from bayesnb.loo import psis_loo
+    from bayesnb.model_selection import elpd_loo
+
+    est, X, y, dt, _ = fits["multinomial"]
+    tree = est.label_log_likelihood(X, y, posterior=dt)
+    np.testing.assert_allclose(
+        tree["log_likelihood"]["y"].values, dt.log_likelihood["y"].values, rtol=1e-10, atol=1e-13
+    )
+    ests = {"nuts": MultinomialNB(alpha=1.0), "exact": MultinomialNB(alpha=1.0, estimate="bayes")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # Pareto k, counted below
+        ds = compare(ests, X, y, X[:10], y[:10], posteriors={"nuts": dt})
+        loo = psis_loo(dt)  # the fit's own log_likelihood group
+    assert list(ds.loo_method.values) == ["psis", "exact"]
+    assert float(ds.elpd_loo.sel(name="nuts")) == pytest.approx(loo.elpd, rel=1e-10)
+    assert float(ds.elpd_loo_se.sel(name="nuts")) == pytest.approx(loo.se, rel=1e-10)
+    assert float(ds.pareto_k_bad.sel(name="nuts")) == np.sum(loo.pareto_k.values > loo.good_k)
+    exact = elpd_loo(ests["exact"], X, y)
+    assert float(ds.elpd_loo.sel(name="exact")) == exact.elpd
+    # 60 documents, 6 features: PSIS over NUTS lands within one standard error of exact.
+    assert abs(loo.elpd - exact.elpd) < exact.se

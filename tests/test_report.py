@@ -157,6 +157,15 @@ def test_readings_come_from_the_numbers(built):
     lpd = np.mean(np.log(proba[np.arange(len(yte)), np.searchsorted(np.unique(ytr), yte)]))
     assert t.loc["bayes", "lpd_per_doc"] == pytest.approx(lpd)
     np.testing.assert_allclose(r.proba["bayes"], proba)
+    # Its leave-one-out column is exact (model_selection.elpd_loo), quoted per document.
+    from sklearn.base import clone
+
+    from bayesnb.model_selection import elpd_loo
+
+    exact = elpd_loo(clone(r.study.estimator).set_params(estimate="mean"), Xtr, ytr)
+    assert t.loc["mean", "elpd_loo"] == exact.elpd and t.loc["mean", "loo_method"] == "exact"
+    assert f"Exact leave-one-out on the {len(ytr)} training labels" in r.reading
+    assert S.fmt(exact.elpd / len(ytr)) in r.reading and "Pareto" not in r.reading
     # The smoothing reading quotes the evidence maximum, which is alpha="evidence".
     sm = builder.results["smoothing"][0]
     alpha_ev = sm.study.configured(alpha="evidence").fit(*S.split_xy(sm.study)[:2]).alpha_

@@ -1,5 +1,8 @@
 """``bayesnb compare``: held-out metrics of several models (and scikit-learn baselines) on one
-data set, :func:`bayesnb.compare.compare`'s table."""
+data set, :func:`bayesnb.compare.compare`'s table; with ``--cv N|loo`` also cross-validated
+accuracy, log loss and ELPD of every document, computed for bayesnb models by
+:func:`bayesnb.model_selection.cross_val_predict` (one fit, each fold's statistics
+subtracted) and for scikit-learn baselines by scikit-learn's refits."""
 
 from __future__ import annotations
 
@@ -24,11 +27,12 @@ from bayesnb.cli.models import (
     models_help,
     no_alpha_models,
 )
-from bayesnb.cli.options import parse_alpha
+from bayesnb.cli.options import CV_HELP, parse_alpha, parse_cv
 from bayesnb.compare import all_estimates, compare
+from bayesnb.families import has_family
 from bayesnb.validation import ESTIMATES
 
-__all__ = ["BASELINES", "add_parser", "run"]
+__all__ = ["BASELINES", "add_parser", "cross_validated", "run"]
 
 # scikit-learn baselines by short name; ``sklearn:ClassName`` reaches any other classifier.
 BASELINES = ("complement", "logistic", "sklearn:CLASS")
@@ -63,9 +67,22 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         help=f"prior concentration ({alpha_models()}; not {no_alpha_models()})",
     )
     cmp_.add_argument("--test-size", type=float, default=0.3, help="held-out share (0.3)")
-    cmp_.add_argument("--cv", type=int, help="K-fold cross-validation instead of one split")
-    cmp_.add_argument("--no-loo", action="store_true", help="skip PSIS-LOO (faster)")
-    cmp_.add_argument("--seed", type=int, default=DEMO_SEED, help="seed of the split (0)")
+    cmp_.add_argument(
+        "--cv",
+        metavar="N|loo",
+        help=f"also cross-validate on all documents: {CV_HELP}. Adds cv_acc, cv_logloss and "
+        "cv_elpd (sum of log p(y | x) of every document under the model fitted without its "
+        "fold) to the table; bayesnb models fit once and subtract each fold (exact, no "
+        "refits), scikit-learn baselines are refitted per fold (not under loo)",
+    )
+    cmp_.add_argument(
+        "--no-loo",
+        action="store_true",
+        help="skip elpd_loo, the exact leave-one-out ELPD of the training labels",
+    )
+    cmp_.add_argument(
+        "--seed", type=int, default=DEMO_SEED, help="seed of the split and of the --cv folds (0)"
+    )
     return cmp_
 
 
@@ -128,28 +145,101 @@ def _parse_models(specs: Sequence[str], data, alpha) -> dict:
     return ests
 
 
+def _splitter(cv, y: np.ndarray, seed: int):
+    """The folds of ``--cv``: stratified N-fold (shuffled with ``seed``) or leave-one-out."""
+    from sklearn.model_selection import LeaveOneOut, StratifiedKFold
+
+    if cv == "loo":
+        if len(y) < 2:
+            raise DataError("--cv loo needs at least 2 documents")
+        return LeaveOneOut()
+    labels, counts = np.unique(y, return_counts=True)
+    if cv > counts.min():
+        smallest = str(labels[counts.argmin()])
+        raise DataError(
+            f"--cv {cv}: stratified folds need at least {cv} documents in every class, and "
+            f"class {smallest!r} has {counts.min()}; use fewer folds or --cv loo"
+        )
+    return StratifiedKFold(cv, shuffle=True, random_state=seed)
+
+
+def cross_validated(ests: dict, X, y, cv, seed: int = DEMO_SEED) -> dict[str, dict]:
+    """Cross-validated metrics of every estimator: name -> {accuracy, log_loss, elpd, elpd_se}.
+
+    ``cv`` is a number of stratified folds (shuffled with ``seed``) or ``"loo"``. bayesnb
+    models go through :func:`bayesnb.model_selection.cross_val_predict` (one fit, each fold's
+    statistics subtracted: a refit's numbers), scikit-learn baselines through scikit-learn's
+    (a refit per fold; NaN under ``"loo"``, which would refit once per document). Every
+    document is scored once: accuracy and log loss are pooled over all of them, ``elpd`` is
+    Σ_i log p(y_i | x_i, D without i's fold) and ``elpd_se`` its standard error.
+    """
+    from sklearn.metrics import log_loss
+    from sklearn.model_selection import cross_val_predict as sk_cross_val_predict
+
+    from bayesnb.model_selection import cross_val_predict
+
+    y = np.asarray(y)
+    splitter = _splitter(cv, y, seed)
+    classes = np.unique(y)
+    codes = np.searchsorted(classes, y)
+    out = {}
+    for name, est in ests.items():
+        if has_family(est):
+            log_p = cross_val_predict(est, X, y, cv=splitter, method="predict_log_proba")
+        elif cv != "loo":
+            log_p = sk_cross_val_predict(est, X, y, cv=splitter, method="predict_log_proba")
+        else:
+            out[name] = dict.fromkeys(("accuracy", "log_loss", "elpd", "elpd_se"), np.nan)
+            continue
+        point = log_p[np.arange(len(y)), codes]
+        finite = np.all(np.isfinite(point))
+        out[name] = {
+            "accuracy": float(np.mean(log_p.argmax(axis=1) == codes)),
+            "log_loss": float(log_loss(y, np.exp(log_p), labels=classes)),
+            "elpd": float(point.sum()),
+            "elpd_se": float(np.sqrt(len(y) * np.var(point))) if finite else np.nan,
+        }
+    return out
+
+
+def _number(value: float, spec: str) -> str:
+    """A table cell: ``-inf``, ``-`` for NaN (not computed), else ``format(value, spec)``."""
+    if np.isnan(value):
+        return "-"
+    return "-inf" if np.isneginf(value) else format(value, spec)
+
+
 def run(args) -> int:
     """``bayesnb compare``: exit status 0 (input errors raise :class:`DataError`)."""
     from bayesnb.report import Study
     from bayesnb.report.sections import split_xy
 
+    cv = parse_cv(args.cv)
     data = load_data(args.data, seed=args.seed, test_size=args.test_size)
     ests = _parse_models(args.models, data, parse_alpha(args.alpha))
     # Continuous data are standardised (training moments) for GDA and for the baselines alike:
     # the split of a study of the first model of this kind of data (every model in ``ests``
     # models it, see check_model_data).
     model = next(m for m in cli_models() if data.kind in cli_family(m).data_kinds)
-    Xtr, ytr, Xte, yte = split_xy(Study(data, model))  # standardised when GDA takes part
+    study = Study(data, model)
+    Xtr, ytr, Xte, yte = split_xy(study)  # standardised when GDA takes part
+    splitter = None if cv is None else _splitter(cv, np.asarray(data.y), args.seed)
     t0 = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         warnings.filterwarnings("ignore", category=RuntimeWarning)
         warnings.filterwarnings("ignore", category=FutureWarning)
         try:
-            if args.cv:
-                ds = compare(ests, data.X, data.y, cv=args.cv, loo=not args.no_loo)
-            else:
-                ds = compare(ests, Xtr, ytr, Xte, yte, loo=not args.no_loo)
+            ds = compare(ests, Xtr, ytr, Xte, yte, loo=not args.no_loo)
+            cvt = None
+            if splitter is not None:
+                # All documents, standardised as the split is (here by the moments of all).
+                X = data.X
+                if study.family.report_continuous:
+                    from sklearn.preprocessing import StandardScaler
+
+                    X = StandardScaler().fit_transform(X)
+                cvt = cross_validated(ests, X, data.y, cv, seed=args.seed)
         except (ValueError, TypeError) as exc:  # e.g. ComplementNB on negative features
             raise DataError(f"cannot compare on --data {args.data!r}: {one_line(exc)}") from exc
     from bayesnb.loo import short_warning
@@ -160,19 +250,37 @@ def run(args) -> int:
     for message in shown:
         print(f"warning: {message}", file=sys.stderr)
     t = ds.to_dataframe()
-    n_test = len(yte) if not args.cv else len(data.y) / args.cv
-    how = f"{args.cv}-fold cross-validation" if args.cv else f"{len(yte)} held-out documents"
+    psis = bool((t["loo_method"] == "psis").any())
+    how = f"{len(yte)} held-out documents"
+    if cv is not None:
+        folds = "leave-one-out" if cv == "loo" else f"{cv}-fold stratified"
+        how += f"; cv_*: {folds} cross-validation on all {len(data.y)}"
     print(f"{data.name}: {data.X.shape[0]} documents, {data.X.shape[1]} features; {how}")
-    print(
+    head = (
         f"{'name':<22}{'accuracy':>9}{'log_loss':>9}{'brier':>8}{'ECE':>7}{'lpd/doc':>10}"
-        f"{'elpd_loo':>11}{'bad_k':>7}"
+        f"{'elpd_loo':>11}{'±se':>7}"
     )
+    head += f"{'bad_k':>7}" if psis else ""
+    head += f"{'cv_acc':>9}{'cv_logloss':>11}{'cv_elpd':>11}{'±se':>7}" if cvt else ""
+    print(head)
     for name, row in t.iterrows():
-        lpd = row["lpd"] / n_test
-        print(
+        line = (
             f"{name:<22}{row['accuracy']:>9.4f}{row['log_loss']:>9.4f}{row['brier']:>8.4f}"
-            f"{row['ece']:>7.3f}{'-inf' if np.isneginf(lpd) else f'{lpd:.4f}':>10}"
-            f"{row['elpd_loo']:>11.1f}{row['pareto_k_bad']:>7.0f}"
+            f"{row['ece']:>7.3f}{_number(row['lpd'] / len(yte), '.4f'):>10}"
+            f"{_number(row['elpd_loo'], '.1f'):>11}{_number(row['elpd_loo_se'], '.1f'):>7}"
+        )
+        line += f"{_number(row['pareto_k_bad'], '.0f'):>7}" if psis else ""
+        if cvt:
+            c = cvt[name]
+            line += (
+                f"{_number(c['accuracy'], '.4f'):>9}{_number(c['log_loss'], '.4f'):>11}"
+                f"{_number(c['elpd'], '.1f'):>11}{_number(c['elpd_se'], '.1f'):>7}"
+            )
+        print(line)
+    if not args.no_loo:
+        print(
+            "elpd_loo: exact leave-one-out log density of the training labels (sum)"
+            + ("; bad_k: PSIS-LOO rows' documents with Pareto k above 0.7" if psis else "")
         )
     print(f"({time.perf_counter() - t0:.1f} s)")
     return 0

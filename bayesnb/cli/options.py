@@ -10,7 +10,12 @@ import numpy as np
 from bayesnb.cli.data import DATA_HELP
 from bayesnb.cli.errors import DataError
 
-__all__ = ["Progress", "check_numbers", "parse_alpha"]
+__all__ = ["CV_HELP", "Progress", "check_numbers", "parse_alpha", "parse_cv"]
+
+CV_HELP = (
+    "N (N-fold stratified cross-validation, N >= 2 and at most the smallest class) or loo "
+    "(leave-one-out)"
+)
 
 
 def parse_alpha(text: str | None):
@@ -28,9 +33,26 @@ def parse_alpha(text: str | None):
     return value
 
 
+def parse_cv(text: str | None):
+    """The value of ``--cv``: None (not given), ``"loo"`` or an integer number of folds >= 2."""
+    if text is None:
+        return None
+    text = str(text).strip()
+    if text.lower() == "loo":
+        return "loo"
+    try:
+        folds = int(text)
+    except ValueError:
+        raise DataError(f"--cv must be {CV_HELP}, got {text!r}") from None
+    if folds < 2:
+        raise DataError(f"--cv must be {CV_HELP}, got {text!r}")
+    return folds
+
+
 def check_numbers(args) -> None:
     """Refuse out-of-range numeric options before any data is loaded or model fitted."""
-    minimum = {"draws": 1, "chains": 1, "tune": 0, "seed": 0, "cv": 2}
+    minimum = {"draws": 1, "chains": 1, "tune": 0, "seed": 0}
+    parse_cv(getattr(args, "cv", None))
     for name, low in minimum.items():
         value = getattr(args, name, None)
         if value is not None and value < low:

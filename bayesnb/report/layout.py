@@ -348,11 +348,12 @@ def estimates_section(self) -> Section:
         "p0_docs": "p(y) = 0",
         "elpd_loo": "ELPD-LOO",
         "elpd_loo_se": "± SE",
-        "pareto_k_bad": "bad k",
         "n_parameters": "parameters",
     }
     for x in self.results.get("estimates", []):
-        t = x.table[list(cols)].rename(columns=cols)
+        psis = bool((x.table["loo_method"] == "psis").any())
+        shown = {**cols, "pareto_k_bad": "bad k"} if psis else cols
+        t = x.table[list(shown)].rename(columns=shown)
         t.index = [S.ESTIMATE_LABELS.get(i, i) for i in t.index]
         t.index.name = "estimate"
         slug = f"{x.study.data.name}-{x.study.model}"
@@ -363,9 +364,16 @@ def estimates_section(self) -> Section:
                 [
                     (
                         f"bayesnb.compare on {len(x.y_test)} held-out documents. p(y) = 0: "
-                        "documents whose true label gets probability 0. ELPD-LOO: PSIS-LOO "
-                        f"on the {x.n_train} training labels (sum), bad k: documents with "
-                        "Pareto k above the threshold.",
+                        "documents whose true label gets probability 0. ELPD-LOO: "
+                        f"leave-one-out log density of the {x.n_train} training labels "
+                        "(sum), exact for the closed-form estimates (each document scored "
+                        "by the model fitted without it)"
+                        + (
+                            "; PSIS-LOO where a model cannot subtract statistics, bad k: "
+                            "documents with Pareto k above the threshold."
+                            if psis
+                            else "."
+                        ),
                         t,
                     )
                 ],

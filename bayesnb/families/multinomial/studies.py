@@ -227,7 +227,7 @@ def layout(results: list, draw) -> Section:
         "The generative models beside scikit-learn's ComplementNB (Rennie et al. "
         "2003: each class scored by the complement of its word distribution, built "
         "for skewed class sizes) and L2 logistic regression, on the same split. The "
-        "baselines have no posterior, so no PSIS-LOO.",
+        "baselines have no sufficient statistics to subtract, so no exact leave-one-out.",
         blocks,
     )
 

@@ -268,18 +268,26 @@ def _estimates_reading(r: EstimateResult) -> str:
             )
         )
     if "mean" in t.index and np.isfinite(t.loc["mean", "elpd_loo"]):
-        bad = int(t.loc["mean", "pareto_k_bad"])
-        parts.append(
-            f"PSIS-LOO on the {r.n_train} training labels estimates "
-            f"{fmt(t.loc['mean', 'elpd_loo_per_doc'])} nats per {doc} for the posterior "
-            f"(held out: {fmt(lpd['mean'])})"
-            + (
-                f"; Pareto k is above the reliability threshold for {bad} {doc}s, so that "
-                "estimate is not trustworthy for them."
-                if bad
-                else "; every Pareto k is below the threshold."
+        per_doc, held = fmt(t.loc["mean", "elpd_loo_per_doc"]), fmt(lpd["mean"])
+        if t.loc["mean", "loo_method"] == "exact":
+            # bayesnb.model_selection.elpd_loo: no importance sampling, no Pareto k caveat.
+            parts.append(
+                f"Exact leave-one-out on the {r.n_train} training labels (each {doc} scored "
+                f"by the model fitted without it, from one fit) gives {per_doc} nats per "
+                f"{doc} for the posterior mean (held out: {held})."
             )
-        )
+        else:  # PSIS-LOO over posterior draws (a family that cannot subtract statistics)
+            bad = int(t.loc["mean", "pareto_k_bad"])
+            parts.append(
+                f"PSIS-LOO on the {r.n_train} training labels estimates {per_doc} nats per "
+                f"{doc} for the posterior (held out: {held})"
+                + (
+                    f"; Pareto k is above the reliability threshold for {bad} {doc}s, so "
+                    "that estimate is not trustworthy for them."
+                    if bad
+                    else "; every Pareto k is below the threshold."
+                )
+            )
     if "logistic" in t.index:
         parts.append(
             f"Logistic regression, the discriminative partner, reaches "
