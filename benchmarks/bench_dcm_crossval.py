@@ -64,7 +64,7 @@ def timed(f) -> tuple[float, object]:
     return time.perf_counter() - t, out
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--loo-categories", default="food,law,medicine")
