@@ -30,9 +30,13 @@ to 4e-3 nats of log p(c | x) on 360 documents, 1.5 on 36 (the held prior has see
 left-out document). The diagonal model is elementwise: O(d) per document with a fixed prior
 (only class y_i is rescored), O(K d) with the data-scaled one.
 
-A document whose removal leaves a (near) singular matrix, or empties its class, is scored by
-the estimator's own code on its downdated statistics, so it gets what a refit gives, including
-the refit's ValueError. Agreement with refits is to rounding (1e-14 on data near the origin);
+A document whose removal leaves a (near) singular matrix, or empties its class of Gaussian
+rows, is scored by the estimator's own code on its downdated statistics, so it gets what a
+refit gives, including the refit's ValueError. The only document labelled with its class
+leaves a refit with one class fewer: the other K − 1 classes' model scores it, and the one
+class prior of every family (:func:`bayesnb.families._crossval.loo_class_log_prior`, learned
+``class_alpha`` held at its full-data value) gives its class ``-inf``.
+Agreement with refits is to rounding (1e-14 on data near the origin);
 on data offset by 1e7 it is 1e-8, the rounding of the refit's own absolute class means.
 """
 
@@ -44,12 +48,12 @@ import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.special import gammaln
 
-from bayesnb.posterior.discrete import DirichletPosterior
-from bayesnb.posterior.empirical_bayes import fit_symmetric_dirichlet
+from bayesnb.families._crossval import loo_class_log_prior
 from bayesnb.priors.gaussian import default_psi0_diagonal
-from bayesnb.stats.gaussian import _EMPTY, gaussian_stats
+from bayesnb.stats.gaussian import _EMPTY, GaussianStats, gaussian_stats
 from bayesnb.stats.missing import missing_rows
 
+# loo_class_log_prior: the one leave-one-out class prior of every family, re-exported here.
 __all__ = ["GDACrossval", "loo_class_log_prior"]
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
@@ -62,35 +66,6 @@ _PIVOT = 1e-8
 _BLOCK_CELLS = 4_000_000
 # The trailing diagonal of the augmented matrices (see _augmented).
 _BIG = 1e100
-
-
-def loo_class_log_prior(est, codes: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """log π_c of the class prior refitted without each document, shape (n, K).
-
-    The class counts lose ``w_i`` in class ``y_i``; a learned ``class_alpha="evidence"`` is
-    re-learned from them, a fixed ``class_prior`` or ``fit_prior=False`` does not move.
-    """
-    n, k = codes.size, len(est.classes_)
-    if est.class_prior is not None or not est.fit_prior:
-        return np.broadcast_to(est.class_log_prior_, (n, k))
-    pairs, inverse = np.unique(np.c_[codes, weights], axis=0, return_inverse=True)
-    counts = np.broadcast_to(est.class_count_, (len(pairs), k)).copy()
-    rows = np.arange(len(pairs))
-    cls = pairs[:, 0].astype(np.intp)
-    before = counts[rows, cls]
-    left = before - pairs[:, 1]
-    counts[rows, cls] = np.where(left <= _EMPTY * before, 0.0, left)
-    estimate = est._class_estimate()
-    if isinstance(est.class_alpha, str):  # "evidence": re-learned from every count vector
-        table = np.empty((len(pairs), k))
-        for j in range(len(pairs)):
-            gamma = fit_symmetric_dirichlet(counts[j][None, :], name="class_alpha")
-            post = DirichletPosterior(gamma, counts[j], name="class_alpha")
-            table[j] = post.log_estimate(estimate)
-    else:
-        post = DirichletPosterior(est.class_alpha_, counts, name="class_alpha")
-        table = post.log_estimate(estimate)
-    return table[inverse.ravel()]
 
 
 class GDACrossval:
@@ -122,11 +97,18 @@ class GDACrossval:
         # A row held out of the Gaussian statistics (a NaN, or weight 0) leaves them as they
         # are: the full model scores it.
         moved = complete & (w > 0)
-        if (~moved).any():
-            ll[~moved] = est._log_likelihood(X[~moved])
-        if moved.any():
-            ll[moved] = _loo_log_likelihood(est, X[moved], codes[moved], w[moved])
-        return ll + loo_class_log_prior(est, codes, w)
+        # The only document of its class: a refit without it has one class fewer.
+        lone = np.bincount(codes, minlength=ll.shape[1])[codes] == 1
+        prior = loo_class_log_prior(est, codes, w)  # raises where such a refit fails
+        rest = ~moved & ~lone
+        if rest.any():
+            ll[rest] = est._log_likelihood(X[rest])
+        fast = moved & ~lone
+        if fast.any():
+            ll[fast] = _loo_log_likelihood(est, X[fast], codes[fast], w[fast])
+        for i in np.flatnonzero(lone):
+            ll[i] = _without_class(est, X[i : i + 1], codes[i], w[i], moved[i])
+        return ll + prior
 
 
 # -- the downdates ---------------------------------------------------------------------------
@@ -163,6 +145,27 @@ def _refit_row(est, x, code, w) -> np.ndarray:
     view._stats = st.subtract(batch)
     view._tables, view._learned = {}, {}
     return view._complete_log_likelihood(x)[0]
+
+
+def _without_class(est, x, code: int, w: float, moved: bool) -> np.ndarray:
+    """The lone document of class ``code`` scored by the refit without it: the other K − 1
+    classes' model (the shared MAP's divisor counts the classes), ``-inf`` for its own."""
+    st = est._stats
+    if moved:
+        st = st.subtract(
+            gaussian_stats(
+                x, np.array([code]), np.array([w]), st.n_classes, st.covariance, st.shift
+            )
+        )
+    keep = np.arange(st.n_classes) != code
+    scatter = st.scatter if st.covariance == "shared" else st.scatter[keep]
+    view = copy.copy(est)
+    view._stats = GaussianStats(st.count[keep], st.offset[keep], scatter, st.covariance, st.shift)
+    view.classes_ = est.classes_[keep]
+    view._tables, view._learned = {}, {}
+    out = np.full(st.n_classes, -np.inf)
+    out[keep] = view._log_likelihood(x)[0]
+    return out
 
 
 def _score(est, logdet, quad, den, kappa, nu) -> np.ndarray:
