@@ -253,11 +253,13 @@ def test_loo_is_rank_one_per_document(cov, monkeypatch):
     assert calls == [(3, 3)] * (1 + (1 if cov == "shared" else 3))
 
 
-def test_loo_data_scaled_prior_is_vectorised(monkeypatch):
-    """The default prior moves with every document: one batched factorisation per block of
-    documents (exact, O(K d³) per document), never a refit."""
-    X, y, w = _data(seed=8)
-    est = GDA(covariance="per_class").fit(X, y, sample_weight=w)
+@pytest.mark.parametrize("cov", ["shared", "per_class"])
+def test_loo_data_scaled_prior_is_vectorised(cov, monkeypatch):
+    """The default prior moves with every document (a full diagonal change of Ψ0): on enough
+    data the series path factorises the K full-data matrices once (O(K d²) per document),
+    no per-document factorisation, no refit."""
+    X, y, w = _data(sizes=(2000, 1500, 1000), seed=8)
+    est = GDA(covariance=cov).fit(X, y, sample_weight=w)
     calls = []
     real = np.linalg.cholesky
 
@@ -267,8 +269,56 @@ def test_loo_data_scaled_prior_is_vectorised(monkeypatch):
 
     monkeypatch.setattr(np.linalg, "cholesky", counting)
     monkeypatch.setattr(crossval, "_refit_row", lambda *a: pytest.fail("refit a document"))
+    monkeypatch.setattr(crossval, "_explicit", lambda *a: pytest.fail("factorised a document"))
     _loo(est, X, y, w)
-    assert calls == [(y.size, 3, 4, 4)]  # [[Ψ_c', x − μ_c'], [., B]] per document and class
+    assert calls == [(3, 3)] * (1 if cov == "shared" else 3)
+
+
+def test_loo_data_scaled_prior_small_data_factorises(monkeypatch):
+    """On 36 documents the series' bound refuses most documents (|D_j|/P_jj is not small):
+    they are factorised explicitly, one batched factorisation, and still equal refits."""
+    X, y, w = _data(seed=8)
+    est = GDA(covariance="per_class").fit(X, y, sample_weight=w)
+    rows = []
+    real = crossval._explicit
+
+    def spy(est, X, codes, w):
+        rows.append(codes.size)
+        return real(est, X, codes, w)
+
+    monkeypatch.setattr(crossval, "_explicit", spy)
+    monkeypatch.setattr(crossval, "_refit_row", lambda *a: pytest.fail("refit a document"))
+    _loo(est, X, y, w)
+    assert len(rows) == 1 and 0.5 * y.size < rows[0] <= y.size
+
+
+@pytest.mark.parametrize("cov", ["shared", "per_class"])
+@pytest.mark.parametrize("estimate", ["map", "mean", "bayes"])
+@pytest.mark.parametrize(
+    "prior",
+    [None, NormalInverseWishart(mu0=5.0), NormalInverseWishart(psi0=[1.0, 3.0, 0.2])],
+    ids=["data-scaled", "data-scaled-psi0", "data-scaled-mu0"],
+)
+def test_loo_series_equals_refits(cov, estimate, prior):
+    """The series path (Woodbury on the low-rank part, the bounded series on the diagonal
+    change of Ψ0) against refits that re-derive the prior, weighted, on 900 documents; its
+    bound sends the documents it cannot vouch for to the explicit factorisation."""
+    X, y, w = _data(sizes=(400, 300, 200), seed=10)
+    X[7] += 6.0  # an outlier: its own downdate is larger
+    params = dict(covariance=cov, estimate=estimate, prior=prior)
+    est = GDA(**params).fit(X, y, sample_weight=w)
+    Xc, _ = est._check_input(X, y, reset=False)
+    ll, todo = crossval._series(est, Xc, y, w, True)
+    assert todo.mean() < (0.01 if cov == "shared" else 0.1)
+    loo = _loo(est, X, y, w)
+    for i in (0, 7, 450, 899, *np.flatnonzero(todo)[:2]):
+        keep = np.arange(y.size) != i
+        refit = GDA(**params).fit(X[keep], y[keep], sample_weight=w[keep])
+        joint = refit.predict_joint_log_proba(X[i : i + 1])[0]
+        np.testing.assert_allclose(loo[i], joint, rtol=1e-13, atol=1e-12)
+        if not todo[i]:
+            lik = joint - refit.class_log_prior_
+            np.testing.assert_allclose(ll[i], lik, rtol=1e-13, atol=1e-12)
 
 
 @pytest.mark.parametrize("cov", ["shared", "per_class"])

@@ -49,6 +49,7 @@ from scipy.linalg import solve_triangular
 from scipy.special import gammaln
 
 from bayesnb.families._crossval import loo_class_log_prior
+from bayesnb.families.gda.series import SERIES_TOL, series_downdate
 from bayesnb.priors.gaussian import default_psi0_diagonal
 from bayesnb.stats.gaussian import _EMPTY, GaussianStats, gaussian_stats
 from bayesnb.stats.missing import missing_rows
@@ -104,7 +105,9 @@ class GDACrossval:
         if rest.any():
             ll[rest] = est._log_likelihood(X[rest])
         fast = moved & ~lone
-        if fast.any():
+        if fast.all():  # every row: no copies
+            ll = _loo_log_likelihood(est, X, codes, w)
+        elif fast.any():
             ll[fast] = _loo_log_likelihood(est, X[fast], codes[fast], w[fast])
         for i in np.flatnonzero(lone):
             ll[i] = _without_class(est, X[i : i + 1], codes[i], w[i], moved[i])
@@ -127,14 +130,28 @@ def _loo_log_likelihood(est, X, codes, w) -> np.ndarray:
         ll = np.empty((codes.size, len(est.classes_)))
         redo = np.zeros(codes.size, bool)
         d, k = X.shape[1], len(est.classes_)
+        todo = np.ones(codes.size, bool)
+        if kind != "diagonal":  # the series (twice: more terms for what the bound refuses)
+            step = max(1, _BLOCK_CELLS // (2 * k * d))  # a few (n, K, d) arrays at a time
+            for full in (False, True):
+                for part in _blocks(todo, step):
+                    ll[part], todo[part] = _series(est, X[part], codes[part], w[part], full)
         per_doc = {"shared": (d + k) ** 2, "per_class": k * (d + 1) ** 2}.get(kind, 4 * k * d)
         step = max(1, _BLOCK_CELLS // per_doc)
-        for start in range(0, codes.size, step):
-            part = slice(start, start + step)
+        for part in _blocks(todo, step):
             ll[part], redo[part] = _explicit(est, X[part], codes[part], w[part])
     for i in np.flatnonzero(redo):
         ll[i] = _refit_row(est, X[i : i + 1], codes[i : i + 1], w[i : i + 1])
     return ll
+
+
+def _blocks(mask: np.ndarray, step: int):
+    """The rows of ``mask`` in blocks of at most ``step`` (slices while every row is in)."""
+    if mask.all():
+        yield from (slice(i, i + step) for i in range(0, mask.size, step))
+        return
+    rows = np.flatnonzero(mask)
+    yield from (rows[i : i + step] for i in range(0, rows.size, step))
 
 
 def _refit_row(est, x, code, w) -> np.ndarray:
@@ -293,6 +310,83 @@ def _diagonal_downdate(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
     return ll, redo
 
 
+def _series(est, X, codes, w, full: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Shared and per-class scores under the data-scaled prior by :func:`series_downdate`,
+    and the rows it leaves to the explicit path (emptied class, bound above the tolerance).
+
+    Coefficients on the basis ``[x − x̄_y, x̄_1, …, x̄_K, μ0]`` (offsets from the origin):
+    x̄_y' = x̄_y − a (x − x̄_y) with a = w/N_y'; the default μ0' = μ0 − λ(x − μ0), λ = w/n'.
+    """
+    st, kind = est._stats, est._stats.covariance
+    n, k, d = codes.size, st.n_classes, st.n_features
+    rows = np.arange(n)
+    x = X - st.shift
+    cy = st.count[codes]
+    left = cy - w
+    todo = left <= _EMPTY * cy  # the class loses its last Gaussian row
+    left = np.where(todo, 1.0, left)
+    e = x - st.offset[codes]
+    N = np.broadcast_to(st.count, (n, k)).copy()
+    N[rows, codes] = left
+    prior = est.posterior_.prior
+    kappa = prior.kappa0 + N
+    moving_mu = est.prior is None or est.prior.mu0 is None
+    fixed = np.vstack([st.offset, prior.mu0 - st.shift])  # (the fitted μ0: the pooled mean)
+    nb = k + 2
+    base = np.zeros((n, nb))  # x = (x − x̄_y) + x̄_y
+    base[:, 0] = 1.0
+    base[rows, 1 + codes] = 1.0
+    O = np.zeros((n, k, nb))
+    O[:, np.arange(k), 1 + np.arange(k)] = 1.0
+    O[rows, codes, 0] = -w / left
+    m0 = np.zeros((n, nb))
+    m0[:, -1] = 1.0
+    if moving_mu:
+        lam = w / (st.total_count - w)
+        m0 -= lam[:, None] * base
+        m0[:, -1] += lam
+    dev = O - m0[:, None, :]
+    res = base[:, None, :] - (O - (prior.kappa0 / kappa)[..., None] * dev)  # x − μ_c'
+    g = np.concatenate([-(w * cy / left)[:, None], prior.kappa0 * N / kappa], axis=1)
+    D = _psi0_change(est, x, w)
+    P0 = prior.psi0 if D is None else np.diag(np.diagonal(prior.psi0))
+    lead = np.zeros((n, 1, nb))
+    lead[:, 0, 0] = 1.0
+    if kind == "shared":
+        L = np.linalg.cholesky(P0 + st.scatter)
+        cu = np.concatenate([lead, dev], axis=1)
+        logdet, quad, ld_err, q_err, ok = series_downdate(L, fixed, e, cu, g, res, D, full)
+        logdet, ld_err = logdet[:, None], ld_err[:, None]
+        nu = (prior.nu0 + st.total_count - w)[:, None]
+    else:
+        logdet, quad = np.empty((n, k)), np.empty((n, k))
+        ld_err, q_err = np.empty((n, k)), np.empty((n, k))
+        ok = np.ones(n, bool)
+        for c in range(k):
+            L = np.linalg.cholesky(P0 + st.scatter[c])
+            own = (codes == c).astype(np.float64)
+            cu = np.concatenate([lead * own[:, None, None], dev[:, c : c + 1]], axis=1)
+            gc = np.c_[g[:, 0] * own, g[:, 1 + c]]
+            out = series_downdate(L, fixed, e, cu, gc, res[:, c : c + 1], D, full)
+            logdet[:, c], quad[:, c] = out[0], out[1][:, 0]
+            ld_err[:, c], q_err[:, c] = out[2], out[3][:, 0]
+            ok &= out[4]
+        nu = prior.nu0 + N
+    if est.estimate == "bayes":
+        dof = nu - d + 1.0
+        err = 0.5 * ld_err + 0.5 * (dof + d) * q_err * kappa / (kappa + 1.0)
+        den = None
+    else:
+        den = _den(est, nu, k)
+        err = 0.5 * ld_err + 0.5 * den * q_err
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ll = _score(est, logdet, quad, den, kappa, nu)
+    todo |= ~ok | ~(err.max(axis=1) <= SERIES_TOL)
+    if est.estimate == "mean":
+        todo |= ~np.all(nu - d - 1.0 > 0, axis=-1)
+    return ll, todo
+
+
 def _explicit(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
     """Per-document posterior parameters built and factorised (data-scaled prior, diagonal)."""
     st, kind = est._stats, est._stats.covariance
@@ -377,6 +471,27 @@ def _augmented(st, rows, codes, ce, e, g, dev, psi0, diagonal, q) -> np.ndarray:
     else:
         A += psi0
     return aug
+
+
+def _psi0_change(est, x, w) -> np.ndarray | None:
+    """ψ0' − ψ0 (n, d): the data-scaled default Ψ0's diagonal without each document minus
+    the fitted one (None for a given psi0). As :func:`_downdated_prior`, in place."""
+    if est.prior is not None and est.prior.psi0 is not None:
+        return None
+    st, fitted = est._stats, est.posterior_.prior
+    n = st.total_count
+    mean, var = st.pooled_moments()
+    nl = n - w
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = x - (mean - st.shift)
+        t *= t
+        t *= (w * n / nl)[:, None]
+        np.subtract(var * n, t, out=t)  # T' = T − (w n / n')(x − m)²
+        np.maximum(t, 0.0, out=t)
+        t /= nl[:, None]
+    out = default_psi0_diagonal(t, fitted.nu0)
+    out -= np.diagonal(fitted.psi0)
+    return out
 
 
 def _downdated_prior(est, x, w) -> tuple[np.ndarray, np.ndarray, bool]:
