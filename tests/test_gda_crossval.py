@@ -271,7 +271,9 @@ def test_loo_data_scaled_prior_is_vectorised(cov, monkeypatch):
     monkeypatch.setattr(crossval, "_refit_row", lambda *a: pytest.fail("refit a document"))
     monkeypatch.setattr(crossval, "_explicit", lambda *a: pytest.fail("factorised a document"))
     _loo(est, X, y, w)
-    assert calls == [(3, 3)] * (1 if cov == "shared" else 3)
+    # one factor per covariance matrix, twice at most (the second pass, with more terms,
+    # over the documents the first pass's bound refused)
+    assert set(calls) == {(3, 3)} and len(calls) <= 2 * (1 if cov == "shared" else 3)
 
 
 def test_loo_data_scaled_prior_small_data_factorises(monkeypatch):
