@@ -47,9 +47,10 @@ import copy
 import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.special import gammaln
+from threadpoolctl import threadpool_limits as _BLAS_LIMIT
 
 from bayesnb.families._crossval import loo_class_log_prior
-from bayesnb.families.gda.series import SERIES_TOL, series_downdate
+from bayesnb.families.gda.series import SERIES_TOL, inverse_factor, series_downdate
 from bayesnb.priors.gaussian import default_psi0_diagonal
 from bayesnb.stats.gaussian import _EMPTY, GaussianStats, gaussian_stats
 from bayesnb.stats.missing import missing_rows
@@ -65,6 +66,8 @@ _MIN_RATIO = 1e-4
 _PIVOT = 1e-8
 # Cells (float64) of the per-document matrices built at once by the explicit downdate.
 _BLOCK_CELLS = 4_000_000
+# Documents per block of the series path (its (block, K, d) arrays stay in cache).
+_SERIES_BLOCK = 1024
 # The trailing diagonal of the augmented matrices (see _augmented).
 _BIG = 1e100
 
@@ -132,12 +135,16 @@ def _loo_log_likelihood(est, X, codes, w) -> np.ndarray:
         d, k = X.shape[1], len(est.classes_)
         todo = np.ones(codes.size, bool)
         if kind != "diagonal":  # the series (twice: more terms for what the bound refuses)
-            step = max(1, _BLOCK_CELLS // (2 * k * d))  # a few (n, K, d) arrays at a time
-            for full in (False, True):
-                for part in _blocks(todo, step):
-                    ll[part], todo[part] = _series(est, X[part], codes[part], w[part], full)
-        per_doc = {"shared": (d + k) ** 2, "per_class": k * (d + 1) ** 2}.get(kind, 4 * k * d)
-        step = max(1, _BLOCK_CELLS // per_doc)
+            # Blocks of documents whose (block, K, d) arrays stay in cache; their products
+            # are too small for BLAS threads to pay (they only contend with each other).
+            with _BLAS_LIMIT(1, user_api="blas"):
+                inv = _series_factors(est)
+                for full in (False, True):
+                    for p in _blocks(todo, _SERIES_BLOCK):
+                        ll[p], todo[p] = _series(est, inv, X[p], codes[p], w[p], full)
+        per_doc = {"shared": (d + k) ** 2, "per_class": k * (d + 1) ** 2}.get(kind)
+        # the diagonal model is elementwise: blocks that stay in cache
+        step = _SERIES_BLOCK if per_doc is None else max(1, _BLOCK_CELLS // per_doc)
         for part in _blocks(todo, step):
             ll[part], redo[part] = _explicit(est, X[part], codes[part], w[part])
     for i in np.flatnonzero(redo):
@@ -310,7 +317,17 @@ def _diagonal_downdate(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
     return ll, redo
 
 
-def _series(est, X, codes, w, full: bool) -> tuple[np.ndarray, np.ndarray]:
+def _series_factors(est) -> list[np.ndarray]:
+    """``L⁻¹`` of P = Ψ0 (its diagonal, when the data-scaled Ψ0 moves) + the scatter, per
+    covariance matrix (one shared, or one per class): the fixed part of :func:`_series`."""
+    st, psi0 = est._stats, est.posterior_.prior.psi0
+    if est.prior is None or est.prior.psi0 is None:
+        psi0 = np.diag(np.diagonal(psi0))
+    scatters = [st.scatter] if st.covariance == "shared" else list(st.scatter)
+    return [inverse_factor(psi0 + S) for S in scatters]
+
+
+def _series(est, inv, X, codes, w, full: bool) -> tuple[np.ndarray, np.ndarray]:
     """Shared and per-class scores under the data-scaled prior by :func:`series_downdate`,
     and the rows it leaves to the explicit path (emptied class, bound above the tolerance).
 
@@ -349,13 +366,11 @@ def _series(est, X, codes, w, full: bool) -> tuple[np.ndarray, np.ndarray]:
     res = base[:, None, :] - (O - (prior.kappa0 / kappa)[..., None] * dev)  # x − μ_c'
     g = np.concatenate([-(w * cy / left)[:, None], prior.kappa0 * N / kappa], axis=1)
     D = _psi0_change(est, x, w)
-    P0 = prior.psi0 if D is None else np.diag(np.diagonal(prior.psi0))
     lead = np.zeros((n, 1, nb))
     lead[:, 0, 0] = 1.0
     if kind == "shared":
-        L = np.linalg.cholesky(P0 + st.scatter)
         cu = np.concatenate([lead, dev], axis=1)
-        logdet, quad, ld_err, q_err, ok = series_downdate(L, fixed, e, cu, g, res, D, full)
+        logdet, quad, ld_err, q_err, ok = series_downdate(inv[0], fixed, e, cu, g, res, D, full)
         logdet, ld_err = logdet[:, None], ld_err[:, None]
         nu = (prior.nu0 + st.total_count - w)[:, None]
     else:
@@ -363,11 +378,10 @@ def _series(est, X, codes, w, full: bool) -> tuple[np.ndarray, np.ndarray]:
         ld_err, q_err = np.empty((n, k)), np.empty((n, k))
         ok = np.ones(n, bool)
         for c in range(k):
-            L = np.linalg.cholesky(P0 + st.scatter[c])
             own = (codes == c).astype(np.float64)
             cu = np.concatenate([lead * own[:, None, None], dev[:, c : c + 1]], axis=1)
             gc = np.c_[g[:, 0] * own, g[:, 1 + c]]
-            out = series_downdate(L, fixed, e, cu, gc, res[:, c : c + 1], D, full)
+            out = series_downdate(inv[c], fixed, e, cu, gc, res[:, c : c + 1], D, full)
             logdet[:, c], quad[:, c] = out[0], out[1][:, 0]
             ld_err[:, c], q_err[:, c] = out[2], out[3][:, 0]
             ok &= out[4]

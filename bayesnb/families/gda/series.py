@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import solve_triangular
 
-__all__ = ["SERIES_TOL", "series_downdate"]
+__all__ = ["SERIES_TOL", "inverse_factor", "series_downdate"]
 
 # A document whose bound on the neglected series terms of its score exceeds this (nats) is
 # refactorised explicitly; at 10,000 × 30 the bound is about 1e-18.
@@ -42,13 +42,13 @@ SERIES_TOL = 1e-14
 _MIN_PIVOT = 1e-4
 
 
-def series_downdate(L, fixed, e, cu, g, cr, D, full: bool = False):
+def series_downdate(Linv, fixed, e, cu, g, cr, D, full: bool = False):
     """log|Ψ'| and the quadratic forms rᵀΨ'⁻¹r of every document, with error bounds.
 
     Parameters
     ----------
-    L : ndarray (d, d)
-        Cholesky factor of the full-data part ``P`` (lower).
+    Linv : ndarray (d, d)
+        Inverse of the (lower) Cholesky factor of the full-data part ``P``.
     fixed : ndarray (f, d)
         Fixed basis vectors (relative to the statistics' origin).
     e : ndarray (n, d)
@@ -78,7 +78,6 @@ def series_downdate(L, fixed, e, cu, g, cr, D, full: bool = False):
     """
     n, d = e.shape
     r, m, nb = cu.shape[1], cr.shape[1], cu.shape[2]
-    Linv = solve_triangular(L, np.eye(d), lower=True, check_finite=False)
     et = e @ Linv.T  # L⁻¹ e: whitened
     ft = fixed @ Linv.T
     gam = np.empty((n, nb, nb))  # Gram matrix of the whitened basis, per document
@@ -94,18 +93,19 @@ def series_downdate(L, fixed, e, cu, g, cr, D, full: bool = False):
     F, logdet_a, ok = _capacitance(M, g)  # F = (I + G M)⁻¹ G
     FMr = F @ Mr
     q0 = np.einsum("nmb,nmb->nm", cr @ gam, cr) - np.einsum("nrm,nrm->nm", Mr, FMr)
-    logdet = 2.0 * np.log(np.diagonal(L)).sum() + logdet_a
+    logdet = logdet_a - 2.0 * np.log(np.diagonal(Linv)).sum()
     if D is None:
         return logdet, q0, np.zeros(n), np.zeros_like(q0), ok
     Q = Linv.T @ Linv
     Qe = et @ Linv  # P⁻¹ e
     Qf = ft @ Linv
 
+    QB = np.empty((n, nb, d))  # P⁻¹ applied to every document's basis
+    QB[:, 0] = Qe
+    QB[:, 1:] = Qf
+
     def on_basis(coef):  # Σ_b coef_b P⁻¹b for coefficients (n, j, nb): (n, j, d)
-        j = coef.shape[1]
-        out = (coef[..., 1:].reshape(n * j, nb - 1) @ Qf).reshape(n, j, d)
-        out += coef[..., :1] * Qe[:, None, :]
-        return out
+        return coef @ QB
 
     gd = np.empty((n, nb, nb))  # the basis' D-weighted products (P⁻¹b)ᵀ D (P⁻¹b')
     DQe = D * Qe
@@ -159,6 +159,12 @@ def series_downdate(L, fixed, e, cu, g, cr, D, full: bool = False):
             eps = sg / (1.0 - sg)
             ld_err = (1.0 + eps) ** 2 * ld_err + (2.0 * eps + eps * eps) * np.abs(p2) / 2.0
     return logdet, quad, np.where(ok, ld_err, np.inf), np.where(ok[:, None], q_err, np.inf), ok
+
+
+def inverse_factor(P: np.ndarray) -> np.ndarray:
+    """``L⁻¹`` of the Cholesky factor ``L`` of ``P`` (the argument of :func:`series_downdate`)."""
+    L = np.linalg.cholesky(P)
+    return solve_triangular(L, np.eye(P.shape[0]), lower=True, check_finite=False)
 
 
 def _capacitance(M, g):
