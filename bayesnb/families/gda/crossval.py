@@ -16,38 +16,40 @@ Sherman–Morrison every Mahalanobis distance, ``z = L⁻¹(x − μ_y)``: O(K d
 of a prior whose ``mu0`` and ``psi0`` are given.
 
 The default prior moves with the data: leaving a document out shifts μ0 (every class's
-posterior mean and scale term) and changes Ψ0 = (ν0 − d − 1) diag(v) in every coordinate, a
-full-rank diagonal perturbation that no rank-one formula absorbs. Those fits are downdated
-explicitly: the new Ψ' of every document is built in vectorised blocks and factorised once,
-augmented with the residuals so that the same factorisation gives the Mahalanobis distances.
-Exact, O(K d³) per document, still no refit: on 10,000 × 30 about 12× (shared) to 18× (per
-class) one fit plus one predict_proba (benchmarks/bench_gda_loo.py; the factorisations alone
-cost about 4×). Holding the data-scaled prior at its full-data value instead,
-``est.set_params(**family_of(est).fixed_prior_params(est))``, makes every estimate rank-one
-again (1–2× one fit plus one predict_proba); its leave-one-out values then differ from refits
-with the default prior by the prior's own movement, measured in tests/test_gda_crossval.py: up
-to 4e-3 nats of log p(c | x) on 360 documents, 1.5 on 36 (the held prior has seen the
-left-out document). The diagonal model is elementwise: O(d) per document with a fixed prior
-(only class y_i is rescored), O(K d) with the data-scaled one.
+posterior mean and between-mean term) and changes Ψ0 = (ν0 − d − 1) diag(v) in every
+coordinate, a full-rank diagonal D_i that no finite low-rank formula absorbs. The shared and
+per-class models then take :mod:`bayesnb.families.gda.series`: the low-rank part exactly
+(Woodbury, determinant lemma, one factor per covariance matrix), D_i by the series of
+``log|I + B⁻¹D|`` and ``(B + D)⁻¹`` (its terms of order 1/n² per coordinate), with a
+per-document bound on the terms left out; the documents whose bound exceeds
+``SERIES_TOL`` (small data, outliers) are built and factorised explicitly (O(K d³) each,
+augmented with the residuals so the same factorisation gives the Mahalanobis distances). On
+10,000 × 30 every document takes the series: 3–4× one fit plus one predict_proba
+(benchmarks/bench_gda_loo.py; the explicit path was 12–18×). Holding the data-scaled prior
+at its full-data value, ``est.set_params(**family_of(est).fixed_prior_params(est))``, is the
+rank-one path (about 1×), and differs from refits by the prior's own movement, measured in
+tests/test_gda_crossval.py: up to 4e-3 nats of log p(c | x) on 360 documents, 1.5 on 36. The
+diagonal model is elementwise: O(d) per document with a fixed prior (only class y_i is
+rescored), O(K d) with the data-scaled one.
 
 A document whose removal leaves a (near) singular matrix, or empties its class of Gaussian
 rows, is scored by the estimator's own code on its downdated statistics, so it gets what a
 refit gives, including the refit's ValueError. The only document labelled with its class
 leaves a refit with one class fewer: the other K − 1 classes' model scores it, and the one
 class prior of every family (:func:`bayesnb.families._crossval.loo_class_log_prior`, learned
-``class_alpha`` held at its full-data value) gives its class ``-inf``.
-Agreement with refits is to rounding (1e-14 on data near the origin);
-on data offset by 1e7 it is 1e-8, the rounding of the refit's own absolute class means.
+``class_alpha`` held at its full-data value) gives its class ``-inf``. Agreement with refits
+is to rounding (1e-14 on data near the origin); on data offset by 1e7 it is 1e-8, the
+rounding of the refit's own absolute class means.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 
 import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.special import gammaln
-from threadpoolctl import threadpool_limits as _BLAS_LIMIT
 
 from bayesnb.families._crossval import loo_class_log_prior
 from bayesnb.families.gda.series import SERIES_TOL, inverse_factor, series_downdate
@@ -137,7 +139,7 @@ def _loo_log_likelihood(est, X, codes, w) -> np.ndarray:
         if kind != "diagonal":  # the series (twice: more terms for what the bound refuses)
             # Blocks of documents whose (block, K, d) arrays stay in cache; their products
             # are too small for BLAS threads to pay (they only contend with each other).
-            with _BLAS_LIMIT(1, user_api="blas"):
+            with _blas_controller().limit(limits=1, user_api="blas"):
                 inv = _series_factors(est)
                 for full in (False, True):
                     for p in _blocks(todo, _SERIES_BLOCK):
@@ -150,6 +152,15 @@ def _loo_log_likelihood(est, X, codes, w) -> np.ndarray:
     for i in np.flatnonzero(redo):
         ll[i] = _refit_row(est, X[i : i + 1], codes[i : i + 1], w[i : i + 1])
     return ll
+
+
+@functools.cache
+def _blas_controller():
+    """threadpoolctl's controller, made once (inspecting the loaded libraries costs more than
+    the products it limits)."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 def _blocks(mask: np.ndarray, step: int):
