@@ -140,10 +140,10 @@ def _loo_log_likelihood(est, X, codes, w) -> np.ndarray:
             # Blocks of documents whose (block, K, d) arrays stay in cache; their products
             # are too small for BLAS threads to pay (they only contend with each other).
             with _blas_controller().limit(limits=1, user_api="blas"):
-                inv = _series_factors(est)
+                fixed = _series_factors(est)
                 for full in (False, True):
                     for p in _blocks(todo, _SERIES_BLOCK):
-                        ll[p], todo[p] = _series(est, inv, X[p], codes[p], w[p], full)
+                        ll[p], todo[p] = _series(est, fixed, X[p], codes[p], w[p], full)
         per_doc = {"shared": (d + k) ** 2, "per_class": k * (d + 1) ** 2}.get(kind)
         # the diagonal model is elementwise: blocks that stay in cache
         step = _SERIES_BLOCK if per_doc is None else max(1, _BLOCK_CELLS // per_doc)
@@ -328,17 +328,19 @@ def _diagonal_downdate(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
     return ll, redo
 
 
-def _series_factors(est) -> list[np.ndarray]:
-    """``L⁻¹`` of P = Ψ0 (its diagonal, when the data-scaled Ψ0 moves) + the scatter, per
-    covariance matrix (one shared, or one per class): the fixed part of :func:`_series`."""
-    st, psi0 = est._stats, est.posterior_.prior.psi0
+def _series_factors(est) -> tuple:
+    """The fixed part of :func:`_series`: the fitted prior, and ``L⁻¹`` of P = Ψ0 (its
+    diagonal, when the data-scaled Ψ0 moves) + the scatter per covariance matrix (one
+    shared, or one per class)."""
+    st, prior = est._stats, est.posterior_.prior
+    psi0 = prior.psi0
     if est.prior is None or est.prior.psi0 is None:
         psi0 = np.diag(np.diagonal(psi0))
     scatters = [st.scatter] if st.covariance == "shared" else list(st.scatter)
-    return [inverse_factor(psi0 + S) for S in scatters]
+    return prior, [inverse_factor(psi0 + S) for S in scatters]
 
 
-def _series(est, inv, X, codes, w, full: bool) -> tuple[np.ndarray, np.ndarray]:
+def _series(est, fixed_part, X, codes, w, full: bool) -> tuple[np.ndarray, np.ndarray]:
     """Shared and per-class scores under the data-scaled prior by :func:`series_downdate`,
     and the rows it leaves to the explicit path (emptied class, bound above the tolerance).
 
@@ -356,7 +358,7 @@ def _series(est, inv, X, codes, w, full: bool) -> tuple[np.ndarray, np.ndarray]:
     e = x - st.offset[codes]
     N = np.broadcast_to(st.count, (n, k)).copy()
     N[rows, codes] = left
-    prior = est.posterior_.prior
+    prior, inv = fixed_part
     kappa = prior.kappa0 + N
     moving_mu = est.prior is None or est.prior.mu0 is None
     fixed = np.vstack([st.offset, prior.mu0 - st.shift])  # (the fitted μ0: the pooled mean)
@@ -376,7 +378,7 @@ def _series(est, inv, X, codes, w, full: bool) -> tuple[np.ndarray, np.ndarray]:
     dev = O - m0[:, None, :]
     res = base[:, None, :] - (O - (prior.kappa0 / kappa)[..., None] * dev)  # x − μ_c'
     g = np.concatenate([-(w * cy / left)[:, None], prior.kappa0 * N / kappa], axis=1)
-    D = _psi0_change(est, x, w)
+    D = _psi0_change(est, prior, x, w)
     lead = np.zeros((n, 1, nb))
     lead[:, 0, 0] = 1.0
     if kind == "shared":
@@ -498,12 +500,12 @@ def _augmented(st, rows, codes, ce, e, g, dev, psi0, diagonal, q) -> np.ndarray:
     return aug
 
 
-def _psi0_change(est, x, w) -> np.ndarray | None:
+def _psi0_change(est, fitted, x, w) -> np.ndarray | None:
     """ψ0' − ψ0 (n, d): the data-scaled default Ψ0's diagonal without each document minus
     the fitted one (None for a given psi0). As :func:`_downdated_prior`, in place."""
     if est.prior is not None and est.prior.psi0 is not None:
         return None
-    st, fitted = est._stats, est.posterior_.prior
+    st = est._stats
     n = st.total_count
     mean, var = st.pooled_moments()
     nl = n - w
