@@ -93,13 +93,12 @@ def series_downdate(Linv, fixed, e, cu, g, cr, D, full: bool = False):
     gam[:, 0, 1:] = cross
     gam[:, 1:, 0] = cross
     gam[:, 1:, 1:] = ft @ ft.T
-    cut, crt = np.swapaxes(cu, 1, 2), np.swapaxes(cr, 1, 2)
-    gu = cu @ gam
-    M = gu @ cut  # UᵀP⁻¹U, (n, r, r)
-    Mr = gu @ crt  # UᵀP⁻¹r, (n, r, m)
+    W = np.concatenate([cu, cr], axis=1)
+    WG = W @ gam @ W.mT  # [[UᵀP⁻¹U, UᵀP⁻¹r], [., rᵀP⁻¹r]] per document
+    M, Mr = WG[:, :r, :r], WG[:, :r, r:]
     F, logdet_a, ok = _capacitance(M, g)  # F = (I + G M)⁻¹ G
     FMr = F @ Mr
-    q0 = np.einsum("nmb,nmb->nm", cr @ gam, cr) - np.einsum("nrm,nrm->nm", Mr, FMr)
+    q0 = np.diagonal(WG[:, r:, r:], axis1=1, axis2=2) - np.einsum("nrm,nrm->nm", Mr, FMr)
     logdet = logdet_a - 2.0 * np.log(np.diagonal(Linv)).sum()
     if D is None:
         return logdet, q0, np.zeros(n), np.zeros_like(q0), ok
@@ -123,7 +122,12 @@ def series_downdate(Linv, fixed, e, cu, g, cr, D, full: bool = False):
     pairs = (Qf[:, None, :] * Qf[None, :, :]).reshape(-1, d)
     gd[:, 1:, 1:] = (D @ pairs.T).reshape(n, nb - 1, nb - 1)
     qdiag = np.diagonal(Q)
-    gdu = cu @ gd @ cut  # UᵀP⁻¹ D P⁻¹U
+    # s = B⁻¹r = P⁻¹(r − U F UᵀP⁻¹r): its coefficients on the basis (n, m, nb)
+    sig = cr - np.swapaxes(FMr, 1, 2) @ cu
+    W = np.concatenate([cu, sig], axis=1)
+    WD = W @ gd @ W.mT  # [[UᵀP⁻¹DP⁻¹U, UᵀP⁻¹Ds], [., sᵀDs]]
+    gdu, h = WD[:, :r, :r], WD[:, :r, r:]
+    sDs = np.diagonal(WD[:, r:, r:], axis1=1, axis2=2)
     p1 = D @ qdiag - np.einsum("nab,nba->n", F, gdu)  # tr(B⁻¹D)
     p2 = np.einsum("nd,nd->n", D @ (Q * Q), D)  # tr((P⁻¹D)²)
     if full:  # tr((B⁻¹D)²), B⁻¹ = P⁻¹ − V F Vᵀ (V = P⁻¹U): the Woodbury terms too
@@ -131,12 +135,8 @@ def series_downdate(Linv, fixed, e, cu, g, cr, D, full: bool = False):
         Z = ((D[:, None, :] * on_basis(cu)).reshape(n * r, d) @ Linv.T).reshape(n, r, d)
         p2 += np.einsum("nab,nba->n", fg, fg) - 2.0 * np.einsum("nab,nab->n", F, Z @ Z.mT)
     logdet = logdet + p1 - 0.5 * p2
-    # s = B⁻¹r = P⁻¹(r − U F UᵀP⁻¹r): its coefficients on the basis, then the vectors.
-    sig = cr - np.swapaxes(FMr, 1, 2) @ cu  # (n, m, nb)
-    sDs = np.einsum("nmb,nmb->nm", sig @ gd, sig)
     Ds = D[:, None, :] * on_basis(sig)
     t = (Ds.reshape(n * m, d) @ Linv.T).reshape(n, m, d)  # L⁻¹ D s
-    h = cu @ (gd @ np.swapaxes(sig, 1, 2))  # UᵀP⁻¹Ds, (n, r, m)
     Fh = F @ h
     dbd = np.einsum("nmd,nmd->nm", t, t) - np.einsum("nrm,nrm->nm", h, Fh)  # (Ds)ᵀB⁻¹(Ds)
     quad = q0 - sDs + dbd
