@@ -24,10 +24,11 @@ per-class models then take :mod:`bayesnb.families.gda.series`: the low-rank part
 per-document bound on the terms left out; the documents whose bound exceeds
 ``SERIES_TOL`` (small data, outliers) are built and factorised explicitly (O(K d³) each,
 augmented with the residuals so the same factorisation gives the Mahalanobis distances). On
-10,000 × 30 every document takes the series: 3–4× one fit plus one predict_proba
-(benchmarks/bench_gda_loo.py; the explicit path was 12–18×). Holding the data-scaled prior
-at its full-data value, ``est.set_params(**family_of(est).fixed_prior_params(est))``, is the
-rank-one path (about 1×), and differs from refits by the prior's own movement, measured in
+10,000 × 30 every document takes the series: 1.9–4.7× one fit plus one predict_proba over
+the estimates (benchmarks/bench_gda_loo.py, machine load 4–7; the explicit path was 12–18×).
+Holding the data-scaled prior at its full-data value,
+``est.set_params(**family_of(est).fixed_prior_params(est))``, is the rank-one path (about
+1×), and differs from refits by the prior's own movement, measured in
 tests/test_gda_crossval.py: up to 4e-3 nats of log p(c | x) on 360 documents, 1.5 on 36. The
 diagonal model is elementwise: O(d) per document with a fixed prior (only class y_i is
 rescored), O(K d) with the data-scaled one.
