@@ -16,40 +16,49 @@ Sherman–Morrison every Mahalanobis distance, ``z = L⁻¹(x − μ_y)``: O(K d
 of a prior whose ``mu0`` and ``psi0`` are given.
 
 The default prior moves with the data: leaving a document out shifts μ0 (every class's
-posterior mean and scale term) and changes Ψ0 = (ν0 − d − 1) diag(v) in every coordinate, a
-full-rank diagonal perturbation that no rank-one formula absorbs. Those fits are downdated
-explicitly: the new Ψ' of every document is built in vectorised blocks and factorised once,
-augmented with the residuals so that the same factorisation gives the Mahalanobis distances.
-Exact, O(K d³) per document, still no refit: on 10,000 × 30 about 12× (shared) to 18× (per
-class) one fit plus one predict_proba (benchmarks/bench_gda_loo.py; the factorisations alone
-cost about 4×). Holding the data-scaled prior at its full-data value instead,
-``est.set_params(**family_of(est).fixed_prior_params(est))``, makes every estimate rank-one
-again (1–2× one fit plus one predict_proba); its leave-one-out values then differ from refits
-with the default prior by the prior's own movement, measured in tests/test_gda_crossval.py: up
-to 4e-3 nats of log p(c | x) on 360 documents, 1.5 on 36 (the held prior has seen the
-left-out document). The diagonal model is elementwise: O(d) per document with a fixed prior
-(only class y_i is rescored), O(K d) with the data-scaled one.
+posterior mean and between-mean term) and changes Ψ0 = (ν0 − d − 1) diag(v) in every
+coordinate, a full-rank diagonal D_i that no finite low-rank formula absorbs. The shared and
+per-class models then take :mod:`bayesnb.families.gda.series`: the low-rank part exactly
+(Woodbury, determinant lemma, one factor per covariance matrix), D_i by the series of
+``log|I + B⁻¹D|`` and ``(B + D)⁻¹`` (its terms of order 1/n² per coordinate), with a
+per-document bound on the terms left out; the documents whose bound exceeds
+``SERIES_TOL`` (small data, outliers) are built and factorised explicitly (O(K d³) each,
+augmented with the residuals so the same factorisation gives the Mahalanobis distances). On
+10,000 × 30 every document takes the series: 1.9–4.7× one fit plus one predict_proba over
+the estimates (benchmarks/bench_gda_loo.py, machine load 4–7; the explicit path was 12–18×).
+Holding the data-scaled prior at its full-data value,
+``est.set_params(**family_of(est).fixed_prior_params(est))``, is the rank-one path (about
+1×), and differs from refits by the prior's own movement, measured in
+tests/test_gda_crossval.py: up to 4e-3 nats of log p(c | x) on 360 documents, 1.5 on 36. The
+diagonal model is elementwise: O(d) per document with a fixed prior (only class y_i is
+rescored), O(K d) with the data-scaled one.
 
-A document whose removal leaves a (near) singular matrix, or empties its class, is scored by
-the estimator's own code on its downdated statistics, so it gets what a refit gives, including
-the refit's ValueError. Agreement with refits is to rounding (1e-14 on data near the origin);
-on data offset by 1e7 it is 1e-8, the rounding of the refit's own absolute class means.
+A document whose removal leaves a (near) singular matrix, or empties its class of Gaussian
+rows, is scored by the estimator's own code on its downdated statistics, so it gets what a
+refit gives, including the refit's ValueError. The only document labelled with its class
+leaves a refit with one class fewer: the other K − 1 classes' model scores it, and the one
+class prior of every family (:func:`bayesnb.families._crossval.loo_class_log_prior`, learned
+``class_alpha`` held at its full-data value) gives its class ``-inf``. Agreement with refits
+is to rounding (1e-14 on data near the origin); on data offset by 1e7 it is 1e-8, the
+rounding of the refit's own absolute class means.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 
 import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.special import gammaln
 
-from bayesnb.posterior.discrete import DirichletPosterior
-from bayesnb.posterior.empirical_bayes import fit_symmetric_dirichlet
+from bayesnb.families._crossval import loo_class_log_prior
+from bayesnb.families.gda.series import SERIES_TOL, inverse_factor, series_downdate
 from bayesnb.priors.gaussian import default_psi0_diagonal
-from bayesnb.stats.gaussian import _EMPTY, gaussian_stats
+from bayesnb.stats.gaussian import _EMPTY, GaussianStats, gaussian_stats
 from bayesnb.stats.missing import missing_rows
 
+# loo_class_log_prior: the one leave-one-out class prior of every family, re-exported here.
 __all__ = ["GDACrossval", "loo_class_log_prior"]
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
@@ -60,37 +69,10 @@ _MIN_RATIO = 1e-4
 _PIVOT = 1e-8
 # Cells (float64) of the per-document matrices built at once by the explicit downdate.
 _BLOCK_CELLS = 4_000_000
+# Documents per block of the series path (its (block, K, d) arrays stay in cache).
+_SERIES_BLOCK = 1024
 # The trailing diagonal of the augmented matrices (see _augmented).
 _BIG = 1e100
-
-
-def loo_class_log_prior(est, codes: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """log π_c of the class prior refitted without each document, shape (n, K).
-
-    The class counts lose ``w_i`` in class ``y_i``; a learned ``class_alpha="evidence"`` is
-    re-learned from them, a fixed ``class_prior`` or ``fit_prior=False`` does not move.
-    """
-    n, k = codes.size, len(est.classes_)
-    if est.class_prior is not None or not est.fit_prior:
-        return np.broadcast_to(est.class_log_prior_, (n, k))
-    pairs, inverse = np.unique(np.c_[codes, weights], axis=0, return_inverse=True)
-    counts = np.broadcast_to(est.class_count_, (len(pairs), k)).copy()
-    rows = np.arange(len(pairs))
-    cls = pairs[:, 0].astype(np.intp)
-    before = counts[rows, cls]
-    left = before - pairs[:, 1]
-    counts[rows, cls] = np.where(left <= _EMPTY * before, 0.0, left)
-    estimate = est._class_estimate()
-    if isinstance(est.class_alpha, str):  # "evidence": re-learned from every count vector
-        table = np.empty((len(pairs), k))
-        for j in range(len(pairs)):
-            gamma = fit_symmetric_dirichlet(counts[j][None, :], name="class_alpha")
-            post = DirichletPosterior(gamma, counts[j], name="class_alpha")
-            table[j] = post.log_estimate(estimate)
-    else:
-        post = DirichletPosterior(est.class_alpha_, counts, name="class_alpha")
-        table = post.log_estimate(estimate)
-    return table[inverse.ravel()]
 
 
 class GDACrossval:
@@ -122,11 +104,20 @@ class GDACrossval:
         # A row held out of the Gaussian statistics (a NaN, or weight 0) leaves them as they
         # are: the full model scores it.
         moved = complete & (w > 0)
-        if (~moved).any():
-            ll[~moved] = est._log_likelihood(X[~moved])
-        if moved.any():
-            ll[moved] = _loo_log_likelihood(est, X[moved], codes[moved], w[moved])
-        return ll + loo_class_log_prior(est, codes, w)
+        # The only document of its class: a refit without it has one class fewer.
+        lone = np.bincount(codes, minlength=ll.shape[1])[codes] == 1
+        prior = loo_class_log_prior(est, codes, w)  # raises where such a refit fails
+        rest = ~moved & ~lone
+        if rest.any():
+            ll[rest] = est._log_likelihood(X[rest])
+        fast = moved & ~lone
+        if fast.all():  # every row: no copies
+            ll = _loo_log_likelihood(est, X, codes, w)
+        elif fast.any():
+            ll[fast] = _loo_log_likelihood(est, X[fast], codes[fast], w[fast])
+        for i in np.flatnonzero(lone):
+            ll[i] = _without_class(est, X[i : i + 1], codes[i], w[i], moved[i])
+        return ll + prior
 
 
 # -- the downdates ---------------------------------------------------------------------------
@@ -145,14 +136,41 @@ def _loo_log_likelihood(est, X, codes, w) -> np.ndarray:
         ll = np.empty((codes.size, len(est.classes_)))
         redo = np.zeros(codes.size, bool)
         d, k = X.shape[1], len(est.classes_)
-        per_doc = {"shared": (d + k) ** 2, "per_class": k * (d + 1) ** 2}.get(kind, 4 * k * d)
-        step = max(1, _BLOCK_CELLS // per_doc)
-        for start in range(0, codes.size, step):
-            part = slice(start, start + step)
+        todo = np.ones(codes.size, bool)
+        if kind != "diagonal":  # the series (twice: more terms for what the bound refuses)
+            # Blocks of documents whose (block, K, d) arrays stay in cache; their products
+            # are too small for BLAS threads to pay (they only contend with each other).
+            with _blas_controller().limit(limits=1, user_api="blas"):
+                fixed = _series_factors(est)
+                for full in (False, True):
+                    for p in _blocks(todo, _SERIES_BLOCK):
+                        ll[p], todo[p] = _series(est, fixed, X[p], codes[p], w[p], full)
+        per_doc = {"shared": (d + k) ** 2, "per_class": k * (d + 1) ** 2}.get(kind)
+        # the diagonal model is elementwise: blocks that stay in cache
+        step = _SERIES_BLOCK if per_doc is None else max(1, _BLOCK_CELLS // per_doc)
+        for part in _blocks(todo, step):
             ll[part], redo[part] = _explicit(est, X[part], codes[part], w[part])
     for i in np.flatnonzero(redo):
         ll[i] = _refit_row(est, X[i : i + 1], codes[i : i + 1], w[i : i + 1])
     return ll
+
+
+@functools.cache
+def _blas_controller():
+    """threadpoolctl's controller, made once (inspecting the loaded libraries costs more than
+    the products it limits)."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+def _blocks(mask: np.ndarray, step: int):
+    """The rows of ``mask`` in blocks of at most ``step`` (slices while every row is in)."""
+    if mask.all():
+        yield from (slice(i, i + step) for i in range(0, mask.size, step))
+        return
+    rows = np.flatnonzero(mask)
+    yield from (rows[i : i + step] for i in range(0, rows.size, step))
 
 
 def _refit_row(est, x, code, w) -> np.ndarray:
@@ -163,6 +181,27 @@ def _refit_row(est, x, code, w) -> np.ndarray:
     view._stats = st.subtract(batch)
     view._tables, view._learned = {}, {}
     return view._complete_log_likelihood(x)[0]
+
+
+def _without_class(est, x, code: int, w: float, moved: bool) -> np.ndarray:
+    """The lone document of class ``code`` scored by the refit without it: the other K − 1
+    classes' model (the shared MAP's divisor counts the classes), ``-inf`` for its own."""
+    st = est._stats
+    if moved:
+        st = st.subtract(
+            gaussian_stats(
+                x, np.array([code]), np.array([w]), st.n_classes, st.covariance, st.shift
+            )
+        )
+    keep = np.arange(st.n_classes) != code
+    scatter = st.scatter if st.covariance == "shared" else st.scatter[keep]
+    view = copy.copy(est)
+    view._stats = GaussianStats(st.count[keep], st.offset[keep], scatter, st.covariance, st.shift)
+    view.classes_ = est.classes_[keep]
+    view._tables, view._learned = {}, {}
+    out = np.full(st.n_classes, -np.inf)
+    out[keep] = view._log_likelihood(x)[0]
+    return out
 
 
 def _score(est, logdet, quad, den, kappa, nu) -> np.ndarray:
@@ -290,6 +329,92 @@ def _diagonal_downdate(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
     return ll, redo
 
 
+def _series_factors(est) -> tuple:
+    """The fixed part of :func:`_series`: the fitted prior, and ``L⁻¹`` of P = Ψ0 (its
+    diagonal, when the data-scaled Ψ0 moves) + the scatter per covariance matrix (one
+    shared, or one per class)."""
+    st, prior = est._stats, est.posterior_.prior
+    psi0 = prior.psi0
+    if est.prior is None or est.prior.psi0 is None:
+        psi0 = np.diag(np.diagonal(psi0))
+    scatters = [st.scatter] if st.covariance == "shared" else list(st.scatter)
+    return prior, [inverse_factor(psi0 + S) for S in scatters]
+
+
+def _series(est, fixed_part, X, codes, w, full: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Shared and per-class scores under the data-scaled prior by :func:`series_downdate`,
+    and the rows it leaves to the explicit path (emptied class, bound above the tolerance).
+
+    Coefficients on the basis ``[x − x̄_y, x̄_1, …, x̄_K, μ0]`` (offsets from the origin):
+    x̄_y' = x̄_y − a (x − x̄_y) with a = w/N_y'; the default μ0' = μ0 − λ(x − μ0), λ = w/n'.
+    """
+    st, kind = est._stats, est._stats.covariance
+    n, k, d = codes.size, st.n_classes, st.n_features
+    rows = np.arange(n)
+    x = X - st.shift
+    cy = st.count[codes]
+    left = cy - w
+    todo = left <= _EMPTY * cy  # the class loses its last Gaussian row
+    left = np.where(todo, 1.0, left)
+    e = x - st.offset[codes]
+    N = np.broadcast_to(st.count, (n, k)).copy()
+    N[rows, codes] = left
+    prior, inv = fixed_part
+    kappa = prior.kappa0 + N
+    moving_mu = est.prior is None or est.prior.mu0 is None
+    fixed = np.vstack([st.offset, prior.mu0 - st.shift])  # (the fitted μ0: the pooled mean)
+    nb = k + 2
+    base = np.zeros((n, nb))  # x = (x − x̄_y) + x̄_y
+    base[:, 0] = 1.0
+    base[rows, 1 + codes] = 1.0
+    O = np.zeros((n, k, nb))
+    O[:, np.arange(k), 1 + np.arange(k)] = 1.0
+    O[rows, codes, 0] = -w / left
+    m0 = np.zeros((n, nb))
+    m0[:, -1] = 1.0
+    if moving_mu:
+        lam = w / (st.total_count - w)
+        m0 -= lam[:, None] * base
+        m0[:, -1] += lam
+    dev = O - m0[:, None, :]
+    res = base[:, None, :] - (O - (prior.kappa0 / kappa)[..., None] * dev)  # x − μ_c'
+    g = np.concatenate([-(w * cy / left)[:, None], prior.kappa0 * N / kappa], axis=1)
+    D = _psi0_change(est, prior, x, w)
+    lead = np.zeros((n, 1, nb))
+    lead[:, 0, 0] = 1.0
+    if kind == "shared":
+        cu = np.concatenate([lead, dev], axis=1)
+        logdet, quad, ld_err, q_err, ok = series_downdate(inv[0], fixed, e, cu, g, res, D, full)
+        logdet, ld_err = logdet[:, None], ld_err[:, None]
+        nu = (prior.nu0 + st.total_count - w)[:, None]
+    else:
+        logdet, quad = np.empty((n, k)), np.empty((n, k))
+        ld_err, q_err = np.empty((n, k)), np.empty((n, k))
+        ok = np.ones(n, bool)
+        for c in range(k):
+            own = (codes == c).astype(np.float64)
+            cu = np.concatenate([lead * own[:, None, None], dev[:, c : c + 1]], axis=1)
+            gc = np.c_[g[:, 0] * own, g[:, 1 + c]]
+            out = series_downdate(inv[c], fixed, e, cu, gc, res[:, c : c + 1], D, full)
+            logdet[:, c], quad[:, c] = out[0], out[1][:, 0]
+            ld_err[:, c], q_err[:, c] = out[2], out[3][:, 0]
+            ok &= out[4]
+        nu = prior.nu0 + N
+    if est.estimate == "bayes":
+        dof = nu - d + 1.0
+        err = 0.5 * ld_err + 0.5 * (dof + d) * q_err * kappa / (kappa + 1.0)
+        den = None
+    else:
+        den = _den(est, nu, k)
+        err = 0.5 * ld_err + 0.5 * den * q_err
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ll = _score(est, logdet, quad, den, kappa, nu)
+    todo |= ~ok | ~(err.max(axis=1) <= SERIES_TOL)
+    if est.estimate == "mean":
+        todo |= ~np.all(nu - d - 1.0 > 0, axis=-1)
+    return ll, todo
+
+
 def _explicit(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
     """Per-document posterior parameters built and factorised (data-scaled prior, diagonal)."""
     st, kind = est._stats, est._stats.covariance
@@ -374,6 +499,27 @@ def _augmented(st, rows, codes, ce, e, g, dev, psi0, diagonal, q) -> np.ndarray:
     else:
         A += psi0
     return aug
+
+
+def _psi0_change(est, fitted, x, w) -> np.ndarray | None:
+    """ψ0' − ψ0 (n, d): the data-scaled default Ψ0's diagonal without each document minus
+    the fitted one (None for a given psi0). As :func:`_downdated_prior`, in place."""
+    if est.prior is not None and est.prior.psi0 is not None:
+        return None
+    st = est._stats
+    n = st.total_count
+    mean, var = st.pooled_moments()
+    nl = n - w
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = x - (mean - st.shift)
+        t *= t
+        t *= (w * n / nl)[:, None]
+        np.subtract(var * n, t, out=t)  # T' = T − (w n / n')(x − m)²
+        np.maximum(t, 0.0, out=t)
+        t /= nl[:, None]
+    out = default_psi0_diagonal(t, fitted.nu0)
+    out -= np.diagonal(fitted.psi0)
+    return out
 
 
 def _downdated_prior(est, x, w) -> tuple[np.ndarray, np.ndarray, bool]:
