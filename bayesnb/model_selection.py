@@ -15,7 +15,6 @@ scores every document under the model without it in O(nonzeros of the document)
 
 from __future__ import annotations
 
-import copy
 import time
 import warnings
 from dataclasses import dataclass
@@ -63,6 +62,7 @@ class _Folds:
             self.w = check_sample_weight(sample_weight, self.Xv)
         self.w = np.asarray(self.w, dtype=np.float64)
         self.full.__dict__.pop("_tables", None)  # each fold derives its own tables
+        self.learns_loo = any(v == "loo" for v in learned_values(self.full))
 
     def refitted(self, train) -> bool:
         """Whether the fold is refitted: its training part lacks a class (a refit then has
@@ -78,15 +78,14 @@ class _Folds:
         if self.refitted(train):
             w = None if self.sample_weight is None else self.w[train]
             return clone(self.estimator).fit(_rows(self.X, train), self.y[train], sample_weight=w)
-        model = copy.deepcopy(self.full)
-        Xtest = self.Xv[test] if Xtest is None else Xtest
-        stats = self.family.statistics(model, Xtest, self.codes[test], self.w[test])
+        return self._downdated(train, test, self.Xv[test] if Xtest is None else Xtest)
+
+    def _downdated(self, train, test, Xtest):
+        stats = self.family.statistics(self.full, Xtest, self.codes[test], self.w[test])
         documents = None
-        if any(v == "loo" for v in learned_values(self.full)):
+        if self.learns_loo:
             documents = (self.Xv[train], self.codes[train], self.w[train])
-        with model._training_documents(documents):
-            self.family.subtract(model, stats)
-        return model
+        return self.family.downdated(self.full, stats, documents)
 
     def predictions(self, train, test, method: str) -> np.ndarray:
         """``method`` of the fold's model on its test rows, in the full classes' columns."""
@@ -94,10 +93,10 @@ class _Folds:
             model = self.model(train, test)
             return _fold_predictions(model, method, _rows(self.X, test), self.full.classes_)
         Xtest = self.Xv[test]
-        model = self.model(train, test, Xtest)
+        model = self._downdated(train, test, Xtest)
         # As model.<method>(X[test]), without validating the rows again.
         prior = model.class_log_prior_
-        joint = family_of(model).log_likelihood(model, Xtest) + prior
+        joint = self.family.log_likelihood(model, Xtest) + prior
         return _as_method(joint, np.broadcast_to(prior, joint.shape), method, model.classes_)
 
 

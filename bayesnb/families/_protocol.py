@@ -14,6 +14,7 @@ layer may import it.
 
 from __future__ import annotations
 
+import copy
 from typing import ClassVar
 
 import numpy as np
@@ -230,6 +231,19 @@ class Family:
         # Must leave est as a refit on the remaining data would (to rounding), its caches
         # reset (est._statistics_changed()), so learned hyperparameters follow.
         raise self.unsupported("exact cross-validation (subtracting statistics)")
+
+    def downdated(self, est, stats: dict, documents=None):
+        """A copy of fitted ``est`` with ``stats`` subtracted (:meth:`subtract`); est unchanged.
+
+        ``documents``: the remaining documents' validated ``(X, codes, weights)`` for values
+        learned from the documents themselves (``alpha="loo"``), or None. The default copies
+        ``est`` deeply; a family whose ``subtract`` replaces the statistics arrays instead of
+        writing into them may share everything else (one fold of ``cross_val_predict``).
+        """
+        model = copy.deepcopy(est)
+        with model._training_documents(documents):
+            self.subtract(model, stats)
+        return model
 
     def loo_joint_log_proba(self, est, X, codes: np.ndarray, weights) -> np.ndarray | None:
         """log p(x_i, c | D without i) for every training row i, (n, K), O(nonzeros of x_i).
