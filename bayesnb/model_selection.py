@@ -62,7 +62,8 @@ class _Folds:
             self.w = check_sample_weight(sample_weight, self.Xv)
         self.w = np.asarray(self.w, dtype=np.float64)
         self.full.__dict__.pop("_tables", None)  # each fold derives its own tables
-        self.learns_loo = any(v == "loo" for v in learned_values(self.full))
+        self.learned = learned_values(self.full)
+        self.learns_loo = "loo" in self.learned
 
     def refitted(self, train) -> bool:
         """Whether the fold is refitted: its training part lacks a class (a refit then has
@@ -93,6 +94,12 @@ class _Folds:
             model = self.model(train, test)
             return _fold_predictions(model, method, _rows(self.X, test), self.full.classes_)
         Xtest = self.Xv[test]
+        if not self.learned:  # the family may score the fold without a downdated copy
+            got = self.family.fold_joint_log_proba(self.full, Xtest, self.codes[test], self.w[test])
+            if got is not None:
+                joint, prior = got
+                prior = np.broadcast_to(prior, joint.shape)
+                return _as_method(joint, prior, method, self.full.classes_)
         model = self._downdated(train, test, Xtest)
         # As model.<method>(X[test]), without validating the rows again.
         prior = model.class_log_prior_
@@ -185,7 +192,7 @@ def cross_val_predict(
     n, classes = folds.codes.shape[0], folds.full.classes_
     splits = _splits(cv, X, folds.y)
     tests = np.concatenate([te for _, te in splits]) if splits else np.zeros(0, np.intp)
-    if tests.size != n or not np.array_equal(np.sort(tests), np.arange(n)):
+    if tests.size != n or not np.all(np.bincount(tests, minlength=n) == 1):
         raise ValueError("cross_val_predict only works for partitions (every row tested once)")
     if _is_loo(splits, n) and not learned_values(folds.full):
         lone = np.bincount(folds.codes, minlength=classes.size)[folds.codes] == 1
@@ -193,11 +200,18 @@ def cross_val_predict(
             joint = loo_joint(folds.full, folds.Xv, folds.codes, folds.w)
             prior = loo_class_log_prior(folds.full, folds.codes, folds.w)
             return _as_method(joint, prior, method, classes)
-    parts = [folds.predictions(tr, te, method) for tr, te in splits]
-    out = np.concatenate(parts)
-    inverse = np.empty(n, dtype=np.intp)
-    inverse[tests] = np.arange(n)
-    return out[inverse]
+    if method == "predict":  # labels: the dtype of every fold's, as np.concatenate gives it
+        out = np.concatenate([folds.predictions(tr, te, method) for tr, te in splits])
+        return out[np.argsort(tests, kind="stable")]
+    out = None  # every fold's rows written into place (the dtype np.concatenate would give)
+    for tr, te in splits:
+        part = folds.predictions(tr, te, method)
+        if out is None:
+            out = np.empty((n, classes.size), dtype=part.dtype)
+        elif np.result_type(out, part) != out.dtype:
+            out = out.astype(np.result_type(out, part))
+        out[te] = part
+    return out
 
 
 def cross_validate(

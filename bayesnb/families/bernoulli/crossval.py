@@ -19,6 +19,12 @@ from bayesnb.families._discrete_crossval import (
     sum_inf,
     weight_groups,
 )
+from bayesnb.families._discrete_folds import (
+    class_log_prior_without,
+    counts_without,
+    feature_major,
+    scores,
+)
 from bayesnb.posterior.discrete import log_ratio
 
 __all__ = ["BernoulliCrossval"]
@@ -75,3 +81,33 @@ class BernoulliCrossval(_DiscreteCrossval):
             own[(absent_inf[group] - q_inf > 0.5) | (p_inf > 0.5)] = -np.inf
         redo = N[codes] - weights <= 1e-12 * N[codes]
         return own, redo
+
+    def fold_joint_log_proba(self, est, X, codes, weights):
+        """See :meth:`Family.fold_joint_log_proba`: smoothed estimates (MLE zeros, MAP at
+        α = 1 or missing values: None, a downdated copy)."""
+        if est.estimate == "mle" or est._missing == "ignore":
+            return None
+        if est.dtype not in ("float64", np.float64) or est._observed_counts() is not None:
+            return None
+        v = est.n_features_in_
+        alpha = np.broadcast_to(np.asarray(est.alpha_, dtype=np.float64), (v,))
+        beta = alpha if est.beta is None else np.broadcast_to(np.asarray(est.beta, float), (v,))
+        a, b = prior_shift(est.estimate, alpha), prior_shift(est.estimate, beta)
+        if v and (a.min() <= 0 or b.min() <= 0):
+            return None
+        count, num1 = counts_without(self, est, X, codes, weights)
+        num0 = count[:, None] - num1  # failures N'_c − D'_cj, clipped as the posterior does
+        if num0.size and num0.min() < 0:
+            np.maximum(num0, 0.0, out=num0)
+        num0 += b
+        num1 += a
+        log_den = np.log(num1 + num0)
+        np.log(num1, out=num1)
+        np.log(num0, out=num0)
+        # log φ − log(1 − φ) = log a − log b (the denominator cancels); Σ_j log(1 − φ_cj).
+        table_t = feature_major(num1, num0)
+        offset = (num0 - log_den).sum(axis=1)
+        prior = class_log_prior_without(est, count)
+        joint = scores(X, table_t, est.binarize)
+        joint += offset + prior
+        return joint, prior

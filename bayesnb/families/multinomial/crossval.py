@@ -14,6 +14,12 @@ from bayesnb.families._discrete_crossval import (
     product_path,
     sum_inf,
 )
+from bayesnb.families._discrete_folds import (
+    class_log_prior_without,
+    counts_without,
+    feature_major,
+    scores,
+)
 from bayesnb.scoring.discrete import log_rising
 
 __all__ = ["MultinomialCrossval"]
@@ -62,6 +68,28 @@ class MultinomialCrossval(_DiscreteCrossval):
             else:
                 own = num - length * np.log(np.where(length > 0, den, 1.0))
         return own, redo
+
+    def fold_joint_log_proba(self, est, X, codes, weights):
+        """See :meth:`Family.fold_joint_log_proba`: the smoothed point estimates (a fold's
+        Pólya predictive, an unsmoothed table or UNK pooling: None, a downdated copy)."""
+        alpha = np.asarray(est.alpha_, dtype=np.float64)
+        shift = prior_shift(est.estimate, alpha)
+        if (
+            est.estimate == "bayes"
+            or est.unk
+            or est._missing == "ignore"
+            or est.dtype not in ("float64", np.float64)
+            or np.min(shift) <= 0  # zeros in the table: -inf cells, scored by the estimator
+        ):
+            return None
+        count, num = counts_without(self, est, X, codes, weights)
+        num += shift  # T' + shift: the estimate's numerators
+        log_den = np.log(num.sum(axis=1, keepdims=True))
+        table_t = feature_major(np.log(num, out=num), log_den)
+        prior = class_log_prior_without(est, count)
+        joint = scores(X, table_t)
+        joint += prior
+        return joint, prior
 
 
 def _numerator(a: np.ndarray, x: np.ndarray, bayes: bool) -> np.ndarray:
