@@ -190,7 +190,12 @@ def cross_val_predict(
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
     folds = _Folds(estimator, X, y, sample_weight)
     n, classes = folds.codes.shape[0], folds.full.classes_
-    splits = _splits(cv, X, folds.y)
+    # Test rows grouped by class, in order within a class: each class's sums take their
+    # documents in the same order (the same numbers), and a fold's statistics are counted
+    # one class's table at a time (in cache).
+    splits = [
+        (tr, te[np.argsort(folds.codes[te], kind="stable")]) for tr, te in _splits(cv, X, folds.y)
+    ]
     tests = np.concatenate([te for _, te in splits]) if splits else np.zeros(0, np.intp)
     if tests.size != n or not np.all(np.bincount(tests, minlength=n) == 1):
         raise ValueError("cross_val_predict only works for partitions (every row tested once)")
