@@ -33,8 +33,8 @@ def class_log_prior_without(est, class_count: np.ndarray) -> np.ndarray:
     """The class log prior est would have with ``class_count`` (its own class settings)."""
     view = est._shallow_copy()
     view.class_count_ = class_count
-    view._tables, view._learned = {}, {}
-    return view.class_log_prior_
+    view._tables = {}
+    return view._compute_class_log_prior()  # not cached: the view is dropped
 
 
 def feature_major(table: np.ndarray, minus: np.ndarray) -> np.ndarray:

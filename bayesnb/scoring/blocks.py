@@ -15,7 +15,8 @@ n_classes) scores. Both are done here by blocks of rows:
 - :func:`sum_and_min` takes both reductions of validation in one pass over memory.
 
 Threads: ``BAYESNB_NUM_THREADS`` when set, else the CPUs this process may run on (at most
-``_MAX_THREADS``); small inputs run in the calling thread.
+``_MAX_THREADS``), from one pool per process started on first use; small inputs run in the
+calling thread.
 """
 
 from __future__ import annotations
