@@ -2,9 +2,10 @@
 
 :meth:`Family.fold_joint_log_proba` of the multinomial and Bernoulli families: the fold's
 statistics are subtracted from the full fit's counts and the log-probability table of the
-training part is built straight in the layout of the scoring product (feature-major), in a
-few passes over the K×V table, instead of a downdated copy of the estimator rebuilding its
-tables the way a fit does. The numbers equal a refit's to rounding (the tests compare with
+training part is built straight in the layout of the scoring product (feature-major), a
+block of features at a time so that every step of a block works in cache, instead of a
+downdated copy of the estimator rebuilding its tables the way a fit does (a pass over the
+K×V table per step). The numbers equal a refit's to rounding (the tests compare with
 scikit-learn's refits to 1e-10 in log space).
 """
 
@@ -13,20 +14,25 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from bayesnb.families._crossval import downdate
+from bayesnb.families._crossval import cancel_rounding, downdate
 
-__all__ = ["class_log_prior_without", "counts_without", "feature_major", "scores"]
+__all__ = [
+    "bernoulli_table",
+    "class_log_prior_without",
+    "fold_counts",
+    "multinomial_table",
+    "scores",
+]
+
+# Features per block: K × 1024 float64 cells per operand stay in a core's L2 cache.
+_FEATURES = 1024
 
 
-def counts_without(family, est, X, codes: np.ndarray, weights) -> tuple[np.ndarray, np.ndarray]:
-    """The class counts (K,) and feature counts (K, V) of est's fit without rows ``X``.
-
-    Both are fresh arrays the caller may overwrite.
-    """
+def fold_counts(family, est, X, codes: np.ndarray, weights):
+    """Est's class counts without rows ``X`` (K,), and the rows' own feature counts (K, V)."""
     stats = family.statistics(est, X, codes, weights)
     count = downdate(est.class_count_, stats["class_count"])
-    table = downdate(est.feature_count_, stats["feature_count"])
-    return count, np.asarray(table, dtype=np.float64)
+    return count, np.asarray(stats["feature_count"], dtype=np.float64)
 
 
 def class_log_prior_without(est, class_count: np.ndarray) -> np.ndarray:
@@ -37,11 +43,53 @@ def class_log_prior_without(est, class_count: np.ndarray) -> np.ndarray:
     return view._compute_class_log_prior()  # not cached: the view is dropped
 
 
-def feature_major(table: np.ndarray, minus: np.ndarray) -> np.ndarray:
-    """``(table − minus).T`` C-contiguous, shape (V, K): the layout of the scoring product."""
-    out = np.empty(table.shape[::-1])
-    np.subtract(table, minus, out=out.T)
-    return out
+def _without(full: np.ndarray, fold: np.ndarray, j0: int, j1: int) -> np.ndarray:
+    """Columns ``j0:j1`` of ``full − fold`` as :func:`downdate` gives them (a new block)."""
+    minuend = full[:, j0:j1]
+    return cancel_rounding(minuend - fold[:, j0:j1], minuend)
+
+
+def multinomial_table(full: np.ndarray, fold: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """``log θ'`` of counts ``full − fold`` plus ``shift`` (V,), feature-major (V, K)."""
+    k, v = full.shape
+    table_t = np.empty((v, k))
+    total = np.zeros(k)
+    for j0 in range(0, v, _FEATURES):
+        j1 = min(v, j0 + _FEATURES)
+        num = _without(full, fold, j0, j1)
+        num += shift[j0:j1]
+        total += num.sum(axis=1)
+        table_t[j0:j1] = num.T
+    np.log(table_t, out=table_t)
+    table_t -= np.log(total)
+    return table_t
+
+
+def bernoulli_table(
+    full: np.ndarray, fold: np.ndarray, count: np.ndarray, a: np.ndarray, b: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``((log φ' − log(1 − φ'))ᵀ, Σ_j log(1 − φ'_cj))`` of document frequencies
+    ``full − fold`` out of ``count`` (K,) documents, with prior shifts ``a`` and ``b`` (V,).
+
+    The first is feature-major (V, K); the denominator cancels in it (log a − log b).
+    """
+    k, v = full.shape
+    table_t = np.empty((v, k))
+    offset = np.zeros(k)
+    for j0 in range(0, v, _FEATURES):
+        j1 = min(v, j0 + _FEATURES)
+        succ = _without(full, fold, j0, j1)
+        fail = count[:, None] - succ
+        np.maximum(fail, 0.0, out=fail)  # clipped as the posterior's failures are
+        fail += b[j0:j1]
+        succ += a[j0:j1]
+        log_den = np.log(succ + fail)
+        np.log(succ, out=succ)
+        np.log(fail, out=fail)
+        table_t[j0:j1] = (succ - fail).T
+        fail -= log_den
+        offset += fail.sum(axis=1)
+    return table_t, offset
 
 
 def scores(X, table_t: np.ndarray, threshold: float | None = None) -> np.ndarray:

@@ -20,9 +20,9 @@ from bayesnb.families._discrete_crossval import (
     weight_groups,
 )
 from bayesnb.families._discrete_folds import (
+    bernoulli_table,
     class_log_prior_without,
-    counts_without,
-    feature_major,
+    fold_counts,
     scores,
 )
 from bayesnb.posterior.discrete import log_ratio
@@ -95,18 +95,8 @@ class BernoulliCrossval(_DiscreteCrossval):
         a, b = prior_shift(est.estimate, alpha), prior_shift(est.estimate, beta)
         if v and (a.min() <= 0 or b.min() <= 0):
             return None
-        count, num1 = counts_without(self, est, X, codes, weights)
-        num0 = count[:, None] - num1  # failures N'_c − D'_cj, clipped as the posterior does
-        if num0.size and num0.min() < 0:
-            np.maximum(num0, 0.0, out=num0)
-        num0 += b
-        num1 += a
-        log_den = np.log(num1 + num0)
-        np.log(num1, out=num1)
-        np.log(num0, out=num0)
-        # log φ − log(1 − φ) = log a − log b (the denominator cancels); Σ_j log(1 − φ_cj).
-        table_t = feature_major(num1, num0)
-        offset = (num0 - log_den).sum(axis=1)
+        count, fold = fold_counts(self, est, X, codes, weights)
+        table_t, offset = bernoulli_table(est.feature_count_, fold, count, a, b)
         prior = class_log_prior_without(est, count)
         joint = scores(X, table_t, est.binarize)
         joint += offset + prior

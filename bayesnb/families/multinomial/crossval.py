@@ -16,8 +16,8 @@ from bayesnb.families._discrete_crossval import (
 )
 from bayesnb.families._discrete_folds import (
     class_log_prior_without,
-    counts_without,
-    feature_major,
+    fold_counts,
+    multinomial_table,
     scores,
 )
 from bayesnb.scoring.discrete import log_rising
@@ -82,10 +82,9 @@ class MultinomialCrossval(_DiscreteCrossval):
             or np.min(shift) <= 0  # zeros in the table: -inf cells, scored by the estimator
         ):
             return None
-        count, num = counts_without(self, est, X, codes, weights)
-        num += shift  # T' + shift: the estimate's numerators
-        log_den = np.log(num.sum(axis=1, keepdims=True))
-        table_t = feature_major(np.log(num, out=num), log_den)
+        count, fold = fold_counts(self, est, X, codes, weights)
+        shift = np.broadcast_to(shift, (est.n_features_in_,))
+        table_t = multinomial_table(est.feature_count_, fold, shift)
         prior = class_log_prior_without(est, count)
         joint = scores(X, table_t)
         joint += prior
