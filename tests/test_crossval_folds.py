@@ -69,10 +69,10 @@ def test_fast_path_equals_the_downdated_copy(est, sparse):
     Xv = sp.csr_matrix(X) if sparse else X
     full, te = _fold(est, Xv, y, w)
     family = family_of(full)
-    got = family.fold_joint_log_proba(full, Xv[te], y[te], w[te])
+    stats = family.statistics(full, Xv[te], y[te], w[te])
+    got = family.fold_joint_log_proba(full, stats, Xv[te])
     assert got is not None
     joint, prior = got
-    stats = family.statistics(full, Xv[te], y[te], w[te])
     model = family.downdated(full, stats)
     ref = model.predict_joint_log_proba(Xv[te])
     np.testing.assert_allclose(prior, model.class_log_prior_, rtol=0, atol=1e-12)
@@ -109,7 +109,9 @@ def test_declines_where_the_table_is_not_smoothed_or_not_a_table(est):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         full, te = _fold(est, X, y, w)
-        assert family_of(full).fold_joint_log_proba(full, X[te], y[te], w[te]) is None
+        family = family_of(full)
+        stats = family.statistics(full, X[te], y[te], w[te])
+        assert family.fold_joint_log_proba(full, stats, X[te]) is None
         # ... and cross_val_predict still equals the refits through the downdated copy.
         ours = cross_val_predict(est, X, y, cv=KFold(4), method="predict_log_proba")
         ref = sk_cross_val_predict(est, X, y, cv=KFold(4), method="predict_log_proba")
@@ -125,8 +127,9 @@ def test_fold_paths_leave_the_full_fit_untouched(est):
     family = family_of(full)
     before = {k: np.array(v, copy=True) for k, v in vars(full).items() if isinstance(v, np.ndarray)}
     proba = full.predict_proba(X)
-    family.fold_joint_log_proba(full, X[te], y[te], w[te])
-    model = family.downdated(full, family.statistics(full, X[te], y[te], w[te]))
+    stats = family.statistics(full, X[te], y[te], w[te])
+    family.fold_joint_log_proba(full, stats, X[te])
+    model = family.downdated(full, stats)
     assert not np.array_equal(model.feature_count_, full.feature_count_)
     for k, v in before.items():
         np.testing.assert_array_equal(getattr(full, k), v, err_msg=k)

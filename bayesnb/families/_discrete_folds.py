@@ -14,25 +14,17 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from bayesnb.families._crossval import cancel_rounding, downdate
+from bayesnb.families._crossval import cancel_rounding
 
 __all__ = [
     "bernoulli_table",
     "class_log_prior_without",
-    "fold_counts",
     "multinomial_table",
     "scores",
 ]
 
 # Features per block: K × 1024 float64 cells per operand stay in a core's L2 cache.
 _FEATURES = 1024
-
-
-def fold_counts(family, est, X, codes: np.ndarray, weights):
-    """Est's class counts without rows ``X`` (K,), and the rows' own feature counts (K, V)."""
-    stats = family.statistics(est, X, codes, weights)
-    count = downdate(est.class_count_, stats["class_count"])
-    return count, np.asarray(stats["feature_count"], dtype=np.float64)
 
 
 def class_log_prior_without(est, class_count: np.ndarray) -> np.ndarray:

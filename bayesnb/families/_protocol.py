@@ -245,14 +245,18 @@ class Family:
             self.subtract(model, stats)
         return model
 
-    def fold_joint_log_proba(self, est, X, codes: np.ndarray, weights):
+    # Whether cross_val_predict has the fit count X fold by fold (the same sums, merged fold
+    # after fold) and scores each fold by fold_joint_log_proba from its statistics.
+    fold_statistics: ClassVar[bool] = False
+
+    def fold_joint_log_proba(self, est, stats: dict, X):
         """``(log p(x_i, c | D without the batch), log p(c | D without the batch))`` or None.
 
-        One fold of ``cross_val_predict``: the batch (rows ``X`` of est's training data,
-        validated, with their codes and weights) scored, class prior included, shape (n, K),
-        under est fitted without it, and that model's class log prior (K,), without building
-        the downdated estimator. Called only when est learns no hyperparameter from the data
-        and every class keeps documents. None (the default): the caller scores
+        One fold of ``cross_val_predict``: the batch of est's training rows ``X`` (validated)
+        whose statistics are ``stats``, scored (class prior included, shape (n, K)) under est
+        fitted without it, and that model's class log prior (K,), without building the
+        downdated estimator. Called only when est learns no hyperparameter from the data and
+        every class keeps documents. None (the default): the caller scores
         :meth:`downdated`, which gives the same numbers to rounding.
         """
         return None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bayesnb.families._crossval import downdate
 from bayesnb.families._discrete_crossval import (
     _DiscreteCrossval,
     entries,
@@ -22,7 +23,6 @@ from bayesnb.families._discrete_crossval import (
 from bayesnb.families._discrete_folds import (
     bernoulli_table,
     class_log_prior_without,
-    fold_counts,
     scores,
 )
 from bayesnb.posterior.discrete import log_ratio
@@ -32,6 +32,8 @@ __all__ = ["BernoulliCrossval"]
 
 class BernoulliCrossval(_DiscreteCrossval):
     """subtract, the O(nonzeros) leave-one-out (every estimate) and alpha="loo"."""
+
+    fold_statistics = True  # folds scored from their statistics (fold_joint_log_proba)
 
     def _loo_own(self, est, X, codes, weights):
         rows, cols, _, Xs = entries(est._encode(X))
@@ -82,7 +84,7 @@ class BernoulliCrossval(_DiscreteCrossval):
         redo = N[codes] - weights <= 1e-12 * N[codes]
         return own, redo
 
-    def fold_joint_log_proba(self, est, X, codes, weights):
+    def fold_joint_log_proba(self, est, stats, X):
         """See :meth:`Family.fold_joint_log_proba`: smoothed estimates (MLE zeros, MAP at
         α = 1 or missing values: None, a downdated copy)."""
         if est.estimate == "mle" or est._missing == "ignore":
@@ -95,7 +97,8 @@ class BernoulliCrossval(_DiscreteCrossval):
         a, b = prior_shift(est.estimate, alpha), prior_shift(est.estimate, beta)
         if v and (a.min() <= 0 or b.min() <= 0):
             return None
-        count, fold = fold_counts(self, est, X, codes, weights)
+        count = downdate(est.class_count_, stats["class_count"])
+        fold = np.asarray(stats["feature_count"], dtype=np.float64)
         table_t, offset = bernoulli_table(est.feature_count_, fold, count, a, b)
         prior = class_log_prior_without(est, count)
         joint = scores(X, table_t, est.binarize)
