@@ -107,9 +107,7 @@ class _Folds:
             Xtest, stats = self.parts[fold]
         else:
             Xtest, stats = self.Xv[test], None
-        if not self.learned:  # the family may score the fold without a downdated copy
-            if stats is None:
-                stats = self.family.statistics(self.full, Xtest, self.codes[test], self.w[test])
+        if stats is not None and not self.learned:  # scored without a downdated copy?
             got = self.family.fold_joint_log_proba(self.full, stats, Xtest)
             if got is not None:
                 joint, prior = got

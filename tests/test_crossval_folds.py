@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.base import clone
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.model_selection import cross_val_predict as sk_cross_val_predict
 
@@ -62,21 +63,35 @@ def _fold(est, X, y, w):
     return full, te
 
 
+def _fit_by_folds(est, X, y, w):
+    """The fit counted fold by fold (as cross_val_predict has it), and per fold
+    (test rows, their validated rows, their statistics) for StratifiedKFold(3)."""
+    tests = [te for _, te in StratifiedKFold(3).split(X, y)]
+    counted: list = []
+    full = clone(est)
+    with full._capturing_documents((tests, counted)):
+        full.fit(X, y, sample_weight=w)
+    return full, [(te, *part) for te, part in zip(tests, counted, strict=True)]
+
+
 @pytest.mark.parametrize("est", FAST, ids=repr)
 @pytest.mark.parametrize("sparse", [False, True])
 def test_fast_path_equals_the_downdated_copy(est, sparse):
     X, y, w = _data()
     Xv = sp.csr_matrix(X) if sparse else X
-    full, te = _fold(est, Xv, y, w)
+    full, folds = _fit_by_folds(est, Xv, y, w)
+    plain = clone(est).fit(Xv, y, sample_weight=w)  # counted at once: the same to rounding
+    np.testing.assert_allclose(full.feature_count_, plain.feature_count_, rtol=1e-14)
     family = family_of(full)
-    stats = family.statistics(full, Xv[te], y[te], w[te])
-    got = family.fold_joint_log_proba(full, stats, Xv[te])
-    assert got is not None
-    joint, prior = got
-    model = family.downdated(full, stats)
-    ref = model.predict_joint_log_proba(Xv[te])
-    np.testing.assert_allclose(prior, model.class_log_prior_, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(joint, ref, rtol=1e-13, atol=1e-11)
+    for te, Xte, stats in folds:
+        assert type(Xte) is type(Xv) and Xte.shape == (te.size, V)
+        got = family.fold_joint_log_proba(full, stats, Xte)
+        assert got is not None
+        joint, prior = got
+        model = family.downdated(full, stats)
+        ref = model.predict_joint_log_proba(Xv[te])
+        np.testing.assert_allclose(prior, model.class_log_prior_, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(joint, ref, rtol=1e-13, atol=1e-11)
 
 
 @pytest.mark.parametrize("est", FAST, ids=repr)

@@ -255,9 +255,11 @@ class Family:
         One fold of ``cross_val_predict``: the batch of est's training rows ``X`` (validated)
         whose statistics are ``stats``, scored (class prior included, shape (n, K)) under est
         fitted without it, and that model's class log prior (K,), without building the
-        downdated estimator. Called only when est learns no hyperparameter from the data and
-        every class keeps documents. None (the default): the caller scores
-        :meth:`downdated`, which gives the same numbers to rounding.
+        downdated estimator. ``stats`` are the fold's statistics as the fit counted them
+        (``fold_statistics``): est's are their sums, merged fold after fold, so a difference
+        is an exact 0 where the other folds hold nothing. Called only when est learns no
+        hyperparameter from the data and every class keeps documents. None (the default):
+        the caller scores :meth:`downdated`, which gives the same numbers to rounding.
         """
         return None
 
