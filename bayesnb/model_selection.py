@@ -139,8 +139,11 @@ def _as_method(joint: np.ndarray, prior: np.ndarray, method: str, classes) -> np
 
     if method == "predict_joint_log_proba":
         return joint
-    dead = ~np.isfinite(joint.max(axis=1))
-    if dead.any():
+    # Rows impossible under every class: looked for only when some cell is not finite
+    # (two whole-array reductions are much faster than a maximum per row).
+    finite = joint.size == 0 or (joint.min() > -np.inf and joint.max() < np.inf)
+    dead = None if finite else ~np.isfinite(joint.max(axis=1))
+    if dead is not None and dead.any():
         # Impossible under every class: a refit falls back to its class prior (and warns).
         warnings.warn(
             f"{int(dead.sum())} document(s) have probability 0 under every class of the "
