@@ -183,7 +183,9 @@ def cross_val_predict(
     refits, to rounding, for every family, estimate and prior; learned hyperparameters are
     re-learned on each training part as a refit would (a fold whose training part lacks a
     class is refitted, since a refit then has fewer classes). With ``cv=LeaveOneOut()`` and
-    no learned hyperparameter every document is scored in O(its nonzeros).
+    no learned hyperparameter every document is scored in O(its nonzeros). A family that
+    scores folds from their statistics (``Family.fold_statistics``: the multinomial and
+    Bernoulli models) has the fit count X fold by fold, so X is counted once in all.
 
     Parameters
     ----------
@@ -208,7 +210,11 @@ def cross_val_predict(
     tests = [te for _, te in splits]
     n = np.asarray(y).shape[0]
     everything = np.concatenate(tests) if splits else np.zeros(0, np.intp)
-    if everything.size != n or not np.all(np.bincount(everything, minlength=n) == 1):
+    if (
+        everything.size != n
+        or (n and everything.min() < 0)
+        or not np.all(np.bincount(everything, minlength=n) == 1)
+    ):
         raise ValueError("cross_val_predict only works for partitions (every row tested once)")
     # A family that scores folds from their statistics has the fit count X fold by fold.
     by_fold = (

@@ -33,28 +33,28 @@ def class_log_prior_without(est, class_count: np.ndarray) -> np.ndarray:
     return view._compute_class_log_prior()  # not cached: the view is dropped
 
 
-def _without(full: np.ndarray, fold: np.ndarray, j0: int, j1: int) -> np.ndarray:
-    """Columns ``j0:j1`` of ``full − fold`` (a new block).
+def _blocks(full: np.ndarray, fold: np.ndarray):
+    """Blocks of features ``(slice, full − fold)``, the difference a new (K, block) array.
 
     ``full`` is the sum of every fold's table, merged fold after fold by the fit, so where
     the other folds hold nothing the difference is an exact 0 (x + 0 = x in floating
     point): no cancellation to clean up, unlike :func:`~bayesnb.families._crossval.downdate`
     of statistics summed in another order.
     """
-    return full[:, j0:j1] - fold[:, j0:j1]
+    v = full.shape[1]
+    for j0 in range(0, v, _FEATURES):
+        cols = slice(j0, min(v, j0 + _FEATURES))
+        yield cols, full[:, cols] - fold[:, cols]
 
 
 def multinomial_table(full: np.ndarray, fold: np.ndarray, shift: np.ndarray) -> np.ndarray:
     """``log θ'`` of counts ``full − fold`` plus ``shift`` (V,), feature-major (V, K)."""
-    k, v = full.shape
-    table_t = np.empty((v, k))
-    total = np.zeros(k)
-    for j0 in range(0, v, _FEATURES):
-        j1 = min(v, j0 + _FEATURES)
-        num = _without(full, fold, j0, j1)
-        num += shift[j0:j1]
+    table_t = np.empty(full.shape[::-1])
+    total = np.zeros(full.shape[0])
+    for cols, num in _blocks(full, fold):
+        num += shift[cols]
         total += num.sum(axis=1)
-        table_t[j0:j1] = num.T
+        table_t[cols] = num.T
     np.log(table_t, out=table_t)
     table_t -= np.log(total)
     return table_t
@@ -68,20 +68,17 @@ def bernoulli_table(
 
     The first is feature-major (V, K); the denominator cancels in it (log a − log b).
     """
-    k, v = full.shape
-    table_t = np.empty((v, k))
-    offset = np.zeros(k)
-    for j0 in range(0, v, _FEATURES):
-        j1 = min(v, j0 + _FEATURES)
-        succ = _without(full, fold, j0, j1)
+    table_t = np.empty(full.shape[::-1])
+    offset = np.zeros(full.shape[0])
+    for cols, succ in _blocks(full, fold):
         fail = count[:, None] - succ
         np.maximum(fail, 0.0, out=fail)  # clipped as the posterior's failures are
-        fail += b[j0:j1]
-        succ += a[j0:j1]
+        fail += b[cols]
+        succ += a[cols]
         log_den = np.log(succ + fail)
         np.log(succ, out=succ)
         np.log(fail, out=fail)
-        table_t[j0:j1] = (succ - fail).T
+        table_t[cols] = (succ - fail).T
         fail -= log_den
         offset += fail.sum(axis=1)
     return table_t, offset
