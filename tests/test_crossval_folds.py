@@ -182,3 +182,22 @@ def test_shared_pool_runs_nested_work_inline_and_raises_after_every_task(monkeyp
     with pytest.raises(RuntimeError, match="task failed"):
         blocks._run([fail] + [lambda i=i: finished.append(i) for i in range(6)], 2)
     assert sorted(finished) == list(range(6))
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
+def test_shared_pool_in_a_forked_child(monkeypatch):
+    import multiprocessing as mp
+
+    monkeypatch.setenv("BAYESNB_NUM_THREADS", "2")
+    blocks._run([lambda: None, lambda: None], 2)  # the parent's pool exists
+    ctx = mp.get_context("fork")
+    with ctx.Pool(1) as pool:
+        got = pool.apply(_run_in_child)
+    assert got == [0, 1, 2, 3]
+
+
+def _run_in_child():
+    done = []
+    blocks._run([lambda i=i: done.append(i) for i in range(4)], 2)
+    return sorted(done)

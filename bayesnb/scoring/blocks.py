@@ -66,10 +66,20 @@ def n_threads() -> int:
 
 # One pool for the process, created on first use: starting threads for every product costs
 # about a millisecond, which repeated small products (cross-validation folds) would pay each
-# time. Keyed on the process id (a forked child starts its own) and the thread count.
+# time. Keyed on the thread count; a forked child starts its own.
 _POOL: dict = {}
 _POOL_LOCK = threading.Lock()
 _WORKER_PREFIX = "bayesnb-block"
+
+
+def _after_fork() -> None:  # the parent's threads (and a lock one of them held) are gone
+    global _POOL_LOCK
+    _POOL.clear()
+    _POOL_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
 
 
 def _pool(threads: int) -> ThreadPoolExecutor:
