@@ -200,7 +200,17 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
 
     def _add_batch(self, X, codes, sample_weight, *, documents: bool = False) -> None:
         w = check_sample_weight(sample_weight, X)
-        self._count(X, codes, w)
+        batches = self.__dict__.get("_capture_batches") if documents else None
+        if batches is None:
+            self._count(X, codes, w)
+        else:  # fold by fold (bayesnb.model_selection): the same sums, grouped differently
+            rows_of, out = batches
+            for rows in rows_of:
+                part = X[rows]
+                stats = self._statistics(part, codes[rows], w[rows])
+                # The first batch's tables may be adopted (then added to): merge copies.
+                self._merge_statistics(copy.deepcopy(stats) if not out else stats)
+                out.append((part, stats))
         data = (X, codes, w) if documents else None
         box = self.__dict__.get("_capture")
         if box is not None and data is not None:
@@ -209,18 +219,20 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             self._statistics_changed()
 
     @contextmanager
-    def _capturing_documents(self):
+    def _capturing_documents(self, batches=None):
         """Collect the validated ``(X, codes, weights)`` that ``fit`` counts (a list).
 
         :mod:`bayesnb.model_selection` downdates from the fit's own validated data instead of
-        validating X a second time.
+        validating X a second time. ``batches``: (row-index arrays partitioning X, a list);
+        ``fit`` then counts X a batch at a time, appending (rows of X, statistics) to the list.
         """
         box: list = []
-        self._capture = box
+        self._capture, self._capture_batches = box, batches
         try:
             yield box
         finally:
             self.__dict__.pop("_capture", None)
+            self.__dict__.pop("_capture_batches", None)
 
     @contextmanager
     def _training_documents(self, data):

@@ -15,7 +15,6 @@ scores every document under the model without it in O(nonzeros of the document)
 
 from __future__ import annotations
 
-import copy
 import time
 import warnings
 from dataclasses import dataclass
@@ -47,13 +46,19 @@ def _rows(X, rows):
 class _Folds:
     """The full fit and its validated data, from which every fold's model is downdated."""
 
-    def __init__(self, estimator, X, y, sample_weight):
+    def __init__(self, estimator, X, y, sample_weight, tests=None):
         family_of(estimator, _WHERE)
         self.estimator, self.X, self.y = estimator, X, np.asarray(y)
         self.sample_weight = sample_weight
         self.full = clone(estimator)
-        with self.full._capturing_documents() as fitted:
+        # ``tests`` (the folds' test rows, a partition): the fit counts X fold by fold, so
+        # every fold's statistics come from the fit itself (X is counted once in all).
+        counted = None if tests is None else (tests, [])
+        with self.full._capturing_documents(counted) as fitted:
             self.full.fit(X, y, sample_weight=sample_weight)
+        self.parts = None  # per fold: (validated test rows, their statistics)
+        if counted is not None and len(counted[1]) == len(tests):
+            self.parts = counted[1]
         self.family = family_of(self.full, _WHERE)
         if fitted:  # the validated data fit counted (X is not validated twice)
             self.Xv, self.codes, self.w = fitted[-1]
@@ -63,6 +68,8 @@ class _Folds:
             self.w = check_sample_weight(sample_weight, self.Xv)
         self.w = np.asarray(self.w, dtype=np.float64)
         self.full.__dict__.pop("_tables", None)  # each fold derives its own tables
+        self.learned = learned_values(self.full)
+        self.learns_loo = "loo" in self.learned
 
     def refitted(self, train) -> bool:
         """Whether the fold is refitted: its training part lacks a class (a refit then has
@@ -78,26 +85,38 @@ class _Folds:
         if self.refitted(train):
             w = None if self.sample_weight is None else self.w[train]
             return clone(self.estimator).fit(_rows(self.X, train), self.y[train], sample_weight=w)
-        model = copy.deepcopy(self.full)
-        Xtest = self.Xv[test] if Xtest is None else Xtest
-        stats = self.family.statistics(model, Xtest, self.codes[test], self.w[test])
-        documents = None
-        if any(v == "loo" for v in learned_values(self.full)):
-            documents = (self.Xv[train], self.codes[train], self.w[train])
-        with model._training_documents(documents):
-            self.family.subtract(model, stats)
-        return model
+        return self._downdated(train, test, self.Xv[test] if Xtest is None else Xtest)
 
-    def predictions(self, train, test, method: str) -> np.ndarray:
-        """``method`` of the fold's model on its test rows, in the full classes' columns."""
+    def _downdated(self, train, test, Xtest, stats=None):
+        if stats is None:
+            stats = self.family.statistics(self.full, Xtest, self.codes[test], self.w[test])
+        documents = None
+        if self.learns_loo:
+            documents = (self.Xv[train], self.codes[train], self.w[train])
+        return self.family.downdated(self.full, stats, documents)
+
+    def predictions(self, train, test, method: str, fold: int | None = None) -> np.ndarray:
+        """``method`` of the fold's model on its test rows, in the full classes' columns.
+
+        ``fold``: the index of ``test`` among the ``tests`` the fit counted fold by fold.
+        """
         if self.refitted(train):
             model = self.model(train, test)
             return _fold_predictions(model, method, _rows(self.X, test), self.full.classes_)
-        Xtest = self.Xv[test]
-        model = self.model(train, test, Xtest)
+        if fold is not None and self.parts is not None:
+            Xtest, stats = self.parts[fold]
+        else:
+            Xtest, stats = self.Xv[test], None
+        if stats is not None and not self.learned:  # scored without a downdated copy?
+            got = self.family.fold_joint_log_proba(self.full, stats, Xtest)
+            if got is not None:
+                joint, prior = got
+                prior = np.broadcast_to(prior, joint.shape)
+                return _as_method(joint, prior, method, self.full.classes_)
+        model = self._downdated(train, test, Xtest, stats)
         # As model.<method>(X[test]), without validating the rows again.
         prior = model.class_log_prior_
-        joint = family_of(model).log_likelihood(model, Xtest) + prior
+        joint = self.family.log_likelihood(model, Xtest) + prior
         return _as_method(joint, np.broadcast_to(prior, joint.shape), method, model.classes_)
 
 
@@ -116,6 +135,10 @@ def _is_loo(splits, n: int) -> bool:
 
 def _prior_fallback(joint: np.ndarray, prior: np.ndarray, stacklevel: int = 4) -> np.ndarray:
     """``joint`` with rows impossible under every class replaced by their class log-prior."""
+    # Looked for row by row only when some cell is not finite (two whole-array reductions
+    # are much faster than a maximum per row).
+    if joint.size == 0 or (joint.min() > -np.inf and joint.max() < np.inf):
+        return joint
     dead = ~np.isfinite(joint.max(axis=1))
     if not dead.any():
         return joint
@@ -168,7 +191,9 @@ def cross_val_predict(
     refits, to rounding, for every family, estimate and prior; learned hyperparameters are
     re-learned on each training part as a refit would (a fold whose training part lacks a
     class is refitted, since a refit then has fewer classes). With ``cv=LeaveOneOut()`` and
-    no learned hyperparameter every document is scored in O(its nonzeros).
+    no learned hyperparameter every document is scored in O(its nonzeros). A family that
+    scores folds from their statistics (``Family.fold_statistics``: the multinomial and
+    Bernoulli models) has the fit count X fold by fold, so X is counted once in all.
 
     Parameters
     ----------
@@ -189,23 +214,41 @@ def cross_val_predict(
     """
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
-    folds = _Folds(estimator, X, y, sample_weight)
-    n, classes = folds.codes.shape[0], folds.full.classes_
-    splits = _splits(cv, X, folds.y)
-    tests = np.concatenate([te for _, te in splits]) if splits else np.zeros(0, np.intp)
-    if tests.size != n or not np.array_equal(np.sort(tests), np.arange(n)):
+    splits = _splits(cv, X, np.asarray(y))
+    tests = [te for _, te in splits]
+    n = np.asarray(y).shape[0]
+    everything = np.concatenate(tests) if splits else np.zeros(0, np.intp)
+    if (
+        everything.size != n
+        or (n and everything.min() < 0)
+        or not np.all(np.bincount(everything, minlength=n) == 1)
+    ):
         raise ValueError("cross_val_predict only works for partitions (every row tested once)")
+    # A family that scores folds from their statistics has the fit count X fold by fold.
+    by_fold = (
+        family_of(estimator, _WHERE).fold_statistics
+        and not learned_values(estimator)
+        and not _is_loo(splits, n)
+    )
+    folds = _Folds(estimator, X, y, sample_weight, tests if by_fold else None)
+    classes = folds.full.classes_
     if _is_loo(splits, n) and not learned_values(folds.full):
         lone = np.bincount(folds.codes, minlength=classes.size)[folds.codes] == 1
         if not lone.any():
             joint = loo_joint(folds.full, folds.Xv, folds.codes, folds.w)
             prior = loo_class_log_prior(folds.full, folds.codes, folds.w)
             return _as_method(joint, prior, method, classes)
-    parts = [folds.predictions(tr, te, method) for tr, te in splits]
-    out = np.concatenate(parts)
-    inverse = np.empty(n, dtype=np.intp)
-    inverse[tests] = np.arange(n)
-    return out[inverse]
+    parts = (folds.predictions(tr, te, method, k) for k, (tr, te) in enumerate(splits))
+    if method == "predict":  # labels: the dtype of every fold's, as np.concatenate gives it
+        return np.concatenate(list(parts))[np.argsort(everything, kind="stable")]
+    out = None  # every fold's rows written into place (the dtype np.concatenate would give)
+    for (_, te), part in zip(splits, parts, strict=True):
+        if out is None:
+            out = np.empty((n, classes.size), dtype=part.dtype)
+        elif np.result_type(out, part) != out.dtype:
+            out = out.astype(np.result_type(out, part))
+        out[te] = part
+    return out
 
 
 def cross_validate(

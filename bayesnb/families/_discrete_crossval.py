@@ -132,6 +132,13 @@ class _DiscreteCrossval:
         self._subtract_extra(est, stats)
         est._statistics_changed()
 
+    def downdated(self, est, stats: dict, documents=None):
+        """See :meth:`Family.downdated`: subtract replaces arrays, so a shallow copy will do."""
+        model = est._shallow_copy()
+        with model._training_documents(documents):
+            self.subtract(model, stats)
+        return model
+
     def _subtract_extra(self, est, stats: dict) -> None:
         return None
 

@@ -14,6 +14,7 @@ layer may import it.
 
 from __future__ import annotations
 
+import copy
 from typing import ClassVar
 
 import numpy as np
@@ -230,6 +231,37 @@ class Family:
         # Must leave est as a refit on the remaining data would (to rounding), its caches
         # reset (est._statistics_changed()), so learned hyperparameters follow.
         raise self.unsupported("exact cross-validation (subtracting statistics)")
+
+    def downdated(self, est, stats: dict, documents=None):
+        """A copy of fitted ``est`` with ``stats`` subtracted (:meth:`subtract`); est unchanged.
+
+        ``documents``: the remaining documents' validated ``(X, codes, weights)`` for values
+        learned from the documents themselves (``alpha="loo"``), or None. The default copies
+        ``est`` deeply; a family whose ``subtract`` replaces the statistics arrays instead of
+        writing into them may share everything else (one fold of ``cross_val_predict``).
+        """
+        model = copy.deepcopy(est)
+        with model._training_documents(documents):
+            self.subtract(model, stats)
+        return model
+
+    # Whether cross_val_predict has the fit count X fold by fold (the same sums, merged fold
+    # after fold) and scores each fold by fold_joint_log_proba from its statistics.
+    fold_statistics: ClassVar[bool] = False
+
+    def fold_joint_log_proba(self, est, stats: dict, X):
+        """``(log p(x_i, c | D without the batch), log p(c | D without the batch))`` or None.
+
+        One fold of ``cross_val_predict``: the batch of est's training rows ``X`` (validated)
+        whose statistics are ``stats``, scored (class prior included, shape (n, K)) under est
+        fitted without it, and that model's class log prior (K,), without building the
+        downdated estimator. ``stats`` are the fold's statistics as the fit counted them
+        (``fold_statistics``): est's are their sums, merged fold after fold, so a difference
+        is an exact 0 where the other folds hold nothing. Called only when est learns no
+        hyperparameter from the data and every class keeps documents. None (the default):
+        the caller scores :meth:`downdated`, which gives the same numbers to rounding.
+        """
+        return None
 
     def loo_joint_log_proba(self, est, X, codes: np.ndarray, weights) -> np.ndarray | None:
         """log p(x_i, c | D without i) for every training row i, (n, K), O(nonzeros of x_i).

@@ -21,6 +21,27 @@ def log_ratio(num, den) -> np.ndarray:
     return np.where(np.isnan(out), -np.inf, out)
 
 
+def _log_fractions(nums, den, fresh: bool) -> list[np.ndarray]:
+    """:func:`log_ratio` of each numerator over one denominator, in fewer passes.
+
+    The same numbers: ``log(den)`` is taken once (in place: ``den`` must be an array this
+    function may overwrite), numerators the caller owns (``fresh``) are turned into their
+    logs in place, and the NaN of 0/0 is only looked for where a denominator is not
+    positive and finite (numerators are finite counts).
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        clean = den.size == 0 or (den.min() > 0 and den.max() < np.inf)
+        log_den = np.log(den, out=den)
+        out = []
+        for num in nums:
+            log_num = np.log(num, out=num) if fresh else np.log(num)
+            log_num -= log_den
+            if not clean:
+                log_num[np.isnan(log_num)] = -np.inf
+            out.append(log_num)
+    return out
+
+
 def check_mode_exists(estimate: str, values, name: str) -> None:
     if estimate == "map" and np.any(np.asarray(values) < 1):
         raise ValueError(
@@ -89,6 +110,10 @@ class DirichletPosterior:
             num = counts + (np.asarray(self.alpha) - 1.0)
         else:
             num = counts + self.alpha
+        if self.sizes.size == 1:
+            # One segment: the sums as a column (the same sums; log of K values, not K·V).
+            den = np.add.reduceat(num, self._offsets, axis=-1)
+            return _log_fractions([num], den, fresh=estimate != "mle")[0]
         return log_ratio(num, self.segment_sum(num))
 
     def mean(self) -> np.ndarray:
@@ -146,14 +171,16 @@ class BetaPosterior:
         s, f = self.successes, self.failures
         if estimate == "mle":
             num1, num0 = s, np.broadcast_to(f, s.shape)
-        elif estimate == "map":
+            den = num1 + num0
+            return log_ratio(num1, den), log_ratio(num0, den)
+        if estimate == "map":
             check_mode_exists(estimate, self.alpha, "alpha")
             check_mode_exists(estimate, self.beta, "beta")
             num1, num0 = s + (np.asarray(self.alpha) - 1.0), f + (np.asarray(self.beta) - 1.0)
-        else:
-            num1, num0 = self.a, self.b
-        den = num1 + num0
-        return log_ratio(num1, den), log_ratio(num0, den)
+        else:  # as self.a and self.b, without computing the failures twice
+            num1, num0 = s + self.alpha, f + self.beta
+        log_p, log_q = _log_fractions((num1, num0), num1 + num0, fresh=True)
+        return log_p, log_q
 
     def mean(self) -> np.ndarray:
         a, b = self.a, self.b

@@ -15,15 +15,17 @@ n_classes) scores. Both are done here by blocks of rows:
 - :func:`sum_and_min` takes both reductions of validation in one pass over memory.
 
 Threads: ``BAYESNB_NUM_THREADS`` when set, else the CPUs this process may run on (at most
-``_MAX_THREADS``); small inputs run in the calling thread.
+``_MAX_THREADS``), from one pool per process started on first use; small inputs run in the
+calling thread.
 """
 
 from __future__ import annotations
 
 import itertools
 import os
+import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 import scipy.sparse as sp
@@ -62,15 +64,46 @@ def n_threads() -> int:
     return max(1, min(cpus, _MAX_THREADS))
 
 
+# One pool for the process, created on first use: starting threads for every product costs
+# about a millisecond, which repeated small products (cross-validation folds) would pay each
+# time. Keyed on the thread count; a forked child starts its own.
+_POOL: dict = {}
+_POOL_LOCK = threading.Lock()
+_WORKER_PREFIX = "bayesnb-block"
+
+
+def _after_fork() -> None:  # the parent's threads (and a lock one of them held) are gone
+    global _POOL_LOCK
+    _POOL.clear()
+    _POOL_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
+
+
+def _pool(threads: int) -> ThreadPoolExecutor:
+    key = (os.getpid(), threads)
+    with _POOL_LOCK:
+        pool = _POOL.get(key)
+        if pool is None:
+            pool = _POOL[key] = ThreadPoolExecutor(threads, thread_name_prefix=_WORKER_PREFIX)
+        return pool
+
+
 def _run(tasks: list[Callable[[], None]], threads: int) -> None:
     """Run ``tasks`` (independent, each writing its own rows) on ``threads`` threads."""
-    if threads <= 1 or len(tasks) <= 1:
+    # A task that itself calls _run runs its work inline: waiting on the shared pool from
+    # one of its own workers could wait forever.
+    nested = threading.current_thread().name.startswith(_WORKER_PREFIX)
+    if threads <= 1 or len(tasks) <= 1 or nested:
         for task in tasks:
             task()
         return
-    with ThreadPoolExecutor(min(threads, len(tasks))) as pool:
-        for future in [pool.submit(task) for task in tasks]:
-            future.result()  # re-raises a worker's exception
+    futures = [_pool(threads).submit(task) for task in tasks]
+    wait(futures)  # every task done before any error is raised: none writes afterwards
+    for future in futures:
+        future.result()  # re-raises a worker's exception
 
 
 def _splits(weights_cum: np.ndarray, parts: int) -> np.ndarray:

@@ -59,9 +59,14 @@ def dot_log_table(X, log_table: np.ndarray, table_t: np.ndarray | None = None) -
 
 def scoring_table(log_table: np.ndarray) -> np.ndarray | None:
     """``log_table.T`` C-contiguous for :func:`dot_log_table`, or None when it holds ``-inf``."""
-    if np.isneginf(log_table).any():
+    if _has_neginf(log_table):
         return None
     return np.ascontiguousarray(log_table.T)
+
+
+def _has_neginf(table: np.ndarray) -> bool:
+    """Whether ``table`` (log-probabilities: no NaN, no ``+inf``) holds ``-inf``; one pass."""
+    return bool(table.size) and bool(table.min() == -np.inf)
 
 
 def _add_in_place(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -87,9 +92,11 @@ def bernoulli_linear(log_p: np.ndarray, log_q: np.ndarray):
     The single-product form of :func:`bernoulli_jll`: the first is C-contiguous, shape
     (n_features, n_classes), the layout of the sparse product, so a model can keep it.
     """
-    if np.isneginf(log_q).any() or np.isneginf(log_p).any():
+    if _has_neginf(log_q) or _has_neginf(log_p):
         return None
-    return np.ascontiguousarray((log_p - log_q).T), log_q.sum(axis=1)
+    linear = np.empty(log_p.shape[::-1], dtype=np.result_type(log_p, log_q))
+    np.subtract(log_p, log_q, out=linear.T)  # straight into the product's layout
+    return linear, log_q.sum(axis=1)
 
 
 def bernoulli_jll(

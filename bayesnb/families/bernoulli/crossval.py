@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bayesnb.families._crossval import downdate
 from bayesnb.families._discrete_crossval import (
     _DiscreteCrossval,
     entries,
@@ -19,6 +20,11 @@ from bayesnb.families._discrete_crossval import (
     sum_inf,
     weight_groups,
 )
+from bayesnb.families._discrete_folds import (
+    bernoulli_table,
+    class_log_prior_without,
+    scores,
+)
 from bayesnb.posterior.discrete import log_ratio
 
 __all__ = ["BernoulliCrossval"]
@@ -26,6 +32,8 @@ __all__ = ["BernoulliCrossval"]
 
 class BernoulliCrossval(_DiscreteCrossval):
     """subtract, the O(nonzeros) leave-one-out (every estimate) and alpha="loo"."""
+
+    fold_statistics = True  # folds scored from their statistics (fold_joint_log_proba)
 
     def _loo_own(self, est, X, codes, weights):
         rows, cols, _, Xs = entries(est._encode(X))
@@ -75,3 +83,24 @@ class BernoulliCrossval(_DiscreteCrossval):
             own[(absent_inf[group] - q_inf > 0.5) | (p_inf > 0.5)] = -np.inf
         redo = N[codes] - weights <= 1e-12 * N[codes]
         return own, redo
+
+    def fold_joint_log_proba(self, est, stats, X):
+        """See :meth:`Family.fold_joint_log_proba`: smoothed estimates (MLE zeros, MAP at
+        α = 1 or missing values: None, a downdated copy)."""
+        if est.estimate == "mle" or est._missing == "ignore":
+            return None
+        if est.dtype not in ("float64", np.float64) or est._observed_counts() is not None:
+            return None
+        v = est.n_features_in_
+        alpha = np.broadcast_to(np.asarray(est.alpha_, dtype=np.float64), (v,))
+        beta = alpha if est.beta is None else np.broadcast_to(np.asarray(est.beta, float), (v,))
+        a, b = prior_shift(est.estimate, alpha), prior_shift(est.estimate, beta)
+        if v and (a.min() <= 0 or b.min() <= 0):
+            return None
+        count = downdate(est.class_count_, stats["class_count"])
+        fold = np.asarray(stats["feature_count"], dtype=np.float64)
+        table_t, offset = bernoulli_table(est.feature_count_, fold, count, a, b)
+        prior = class_log_prior_without(est, count)
+        joint = scores(X, table_t, est.binarize)
+        joint += offset + prior
+        return joint, prior

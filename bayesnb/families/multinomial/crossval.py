@@ -14,6 +14,11 @@ from bayesnb.families._discrete_crossval import (
     product_path,
     sum_inf,
 )
+from bayesnb.families._discrete_folds import (
+    class_log_prior_without,
+    multinomial_table,
+    scores,
+)
 from bayesnb.scoring.discrete import log_rising
 
 __all__ = ["MultinomialCrossval"]
@@ -21,6 +26,8 @@ __all__ = ["MultinomialCrossval"]
 
 class MultinomialCrossval(_DiscreteCrossval):
     """subtract, the O(nonzeros) leave-one-out (every estimate) and alpha="loo"."""
+
+    fold_statistics = True  # folds scored from their statistics (fold_joint_log_proba)
 
     def _subtract_extra(self, est, stats: dict) -> None:
         est.length_count_ = downdate(est.length_count_, stats["length_count"])
@@ -62,6 +69,28 @@ class MultinomialCrossval(_DiscreteCrossval):
             else:
                 own = num - length * np.log(np.where(length > 0, den, 1.0))
         return own, redo
+
+    def fold_joint_log_proba(self, est, stats, X):
+        """See :meth:`Family.fold_joint_log_proba`: the smoothed point estimates (a fold's
+        Pólya predictive, an unsmoothed table or UNK pooling: None, a downdated copy)."""
+        alpha = np.asarray(est.alpha_, dtype=np.float64)
+        shift = prior_shift(est.estimate, alpha)
+        if (
+            est.estimate == "bayes"
+            or est.unk
+            or est._missing == "ignore"
+            or est.dtype not in ("float64", np.float64)
+            or np.min(shift) <= 0  # zeros in the table: -inf cells, scored by the estimator
+        ):
+            return None
+        count = downdate(est.class_count_, stats["class_count"])
+        fold = np.asarray(stats["feature_count"], dtype=np.float64)
+        shift = np.broadcast_to(shift, (est.n_features_in_,))
+        table_t = multinomial_table(est.feature_count_, fold, shift)
+        prior = class_log_prior_without(est, count)
+        joint = scores(X, table_t)
+        joint += prior
+        return joint, prior
 
 
 def _numerator(a: np.ndarray, x: np.ndarray, bayes: bool) -> np.ndarray:
