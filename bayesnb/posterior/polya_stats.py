@@ -139,17 +139,12 @@ class PolyaStats:
         L, B = self.lengths, total[self.lengths.cls]
         return self._per_class(L.weight * (trigamma(L.length + B) - trigamma(B)))
 
-    def log_cells(self, beta: np.ndarray) -> np.ndarray:
-        """``Σ_d [ln Γ(x_dj + β_cj) − ln Γ(β_cj)]`` per cell, shape (K, V): the part of ℓ_c
-        that depends on β_cj other than through B_c."""
-        return self._cell_sums(
-            beta, lambda w, x: w * np.log(x), lambda w, b, v: w * (gammaln(v + b) - gammaln(b))
-        )
-
     def log_likelihood(self, beta: np.ndarray) -> np.ndarray:
         """ℓ_c(β) of every class, shape (K,) (−inf where a feature of the data has β = 0)."""
         L, B = self.lengths, beta.sum(axis=1)[self.lengths.cls]
-        cells = self.log_cells(beta)
+        cells = self._cell_sums(
+            beta, lambda w, x: w * np.log(x), lambda w, b, v: w * (gammaln(v + b) - gammaln(b))
+        )
         with np.errstate(invalid="ignore"):
             docs = self._per_class(L.weight * (gammaln(B) - gammaln(L.length + B)))
         return cells.sum(axis=1) + docs

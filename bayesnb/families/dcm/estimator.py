@@ -26,7 +26,6 @@ from bayesnb.posterior.polya import (
     FixedPointResult,
     LaplacePosterior,
     PolyaStats,
-    conditional_mean,
     laplace_posterior,
     length_triplets,
     polya_newton,
@@ -96,30 +95,17 @@ class DirichletCompoundNB(GenerativeClassifier):
           posterior (the fixed point with ``prior_shape − 1`` added to its numerator and
           ``prior_rate`` to its denominator; needs ``prior_shape >= 1``). Exact (up to
           ``tol``).
-        - ``"mean"``: the posterior mean of every β_cj given the others at the posterior mode
-          of ln β, a 1-D integral per cell by Gauss–Hermite quadrature with the exact Pólya
-          cell terms (:func:`bayesnb.posterior.polya.conditional_mean`). Approximate. The
-          Laplace log-normal mean ``exp(û + s²/2)`` used before overstated every word unseen
-          in a class by e^{1/2a} ≈ 1.57 (its curvature is the prior's only); measured on 10
-          fortune categories (4,164 training documents × 17,356 words, seeded 3/4 split):
-          accuracy 46.1 % → 50.8 %, log loss 4.45 → 3.66 (all 43: 23.2 % → 26.3 %, 8.47 →
-          7.73), against "map" 61.6 % / 2.19 (37.7 % / 5.18). The rest of the gap is the
-          prior's shape, not the approximation's and not the vocabulary size: the mean of a
-          word seen in no document is ``a / (b + den)`` against the MAP's ``(a − 1) / (b +
-          den)``, 11x at a = 1.1, the same pseudo-count of one that separates MultinomialNB's
-          "mean" from its "map" at α = 1.1 on that split (51.0 % against 62.0 %). Measured
-          over shape a ∈ {1.1, 2, 5, 20} × prior mean a / b = κ / V for κ ∈ {1, …, 10⁴} and
-          today's 1.1 (``benchmarks/bench_dcm_prior.py``; stratified seeded 3/4 split): "mean"
-          comes within a point of "map" only at a ≥ 5, where "map" falls from 59.9 % to at
-          most 42.9 % (10 fortune categories) and from 38.1 % to at most 21.3 % (all 43);
-          scaling the rate with V (κ = 10…10⁴ at a = 1.1) moves "mean" by at most 1 point.
-          What does close the gap is the shape shifted by one: "mean" with ``prior_shape=a −
-          1`` scores like "map" with ``a`` (a = 0.1, κ = 100, i.e. ``prior_rate=V / 1000``:
-          60.9 % / 2.18 and 38.0 % / 5.05 against "map"'s 59.9 % / 2.35 and 38.1 % / 5.31 at
-          the default; on a synthetic, not bursty, corpus 33.0 % / 3.68 against 33.1 % /
-          3.73), so pass ``prior_shape=0.1`` (and ``prior_rate=V / 1000``) with
-          ``estimate="mean"`` on text. The default stays one prior for every estimate (a
-          ``"map"`` needs a ≥ 1), so that the estimates summarise the same posterior.
+        - ``"mean"``: the posterior mean of β under a **Laplace approximation** of the
+          posterior of ln β (Gaussian at the mode of ln β, Hessian of the Pólya
+          log-likelihood diagonal plus rank one): ``E[β] = exp(û + s²/2)``, the mean of the
+          draws of :meth:`sample_posterior`. Approximate. On text it scores well below
+          ``"map"``; the gap is the prior's shape, not the vocabulary size (measured:
+          ``benchmarks/bench_dcm_prior.py``, table in ``docs/design.md``): a word seen in
+          no document of a class gets ``a / (b + den)`` in the mean against the MAP's
+          ``(a − 1) / (b + den)``, 11x at a = 1.1, so "mean" at shape a scores like "map"
+          at shape a + 1, whatever the rate. "mean" with ``prior_shape=0.1`` scores like
+          the default "map" (see design.md), so pass that with ``estimate="mean"`` on text;
+          the default stays one prior for every estimate (a ``"map"`` needs a ≥ 1).
         - ``"bayes"`` (the posterior predictive, β integrated out) has no closed form for
           this non-conjugate model and is refused with a ValueError; sample the posterior
           with :meth:`fit_pymc` (NUTS) instead.
@@ -368,8 +354,7 @@ class DirichletCompoundNB(GenerativeClassifier):
         self._check_params()  # parameters set after fit are checked at first use, as at fit
         if self.estimate == "mean":
             lap, fp = self._cached("laplace", self._compute_laplace)
-            shape, rate = float(self.prior_shape), float(self.prior_rate)
-            return conditional_mean(self.polya_stats_, lap, shape, rate), fp.n_iter
+            return lap.mean(), fp.n_iter
         fp = self._fixed_point(self.estimate)
         return fp.beta, fp.n_iter
 
