@@ -26,6 +26,7 @@ from bayesnb.families._crossval import (
     weight_groups,
     with_alpha,
 )
+from bayesnb.families._loo_search import newton_loo_alpha
 from bayesnb.posterior.discrete import log_ratio
 
 __all__ = [
@@ -138,6 +139,9 @@ class _DiscreteCrossval:
     def _loo_own(self, est, X, codes, weights):
         return None
 
+    def _loo_kernel(self, est, X, codes, weights):
+        return None  # no fused (J, J', J'') kernel: alpha="loo" searches derivative-free
+
     def loo_joint_log_proba(self, est, X, codes, weights):
         """See :meth:`Family.loo_joint_log_proba`."""
         weights = np.asarray(weights, dtype=np.float64)
@@ -159,12 +163,19 @@ class _DiscreteCrossval:
     def loo_alpha(self, est, X, codes, weights) -> float:
         """See :meth:`Family.loo_alpha`: the exact LOO label log-likelihood maximised in log α.
 
-        A bracket is walked from α = 1 in steps of ×4 (within 1e-6 .. 1e4; the MAP needs
-        α ≥ 1), then Brent's method narrows it to 1 % in α: about ten LOO evaluations, each
-        the cost of scoring the training documents once.
+        A family with a fused kernel (``_loo_kernel``: the joint log-likelihoods and their
+        first two derivatives in log α from one pass) is searched by Newton's method
+        (:mod:`bayesnb.families._loo_search`). Otherwise a bracket is walked from α = 1 in
+        steps of ×4 (within 1e-6 .. 1e4; the MAP needs α ≥ 1), then Brent's method narrows
+        it to 1 % in α: about ten LOO evaluations, each the cost of scoring the training
+        documents once.
         """
         weights = np.asarray(weights, dtype=np.float64)
         lo_bound = 0.0 if est.estimate == "map" else _LOG_BOUNDS[0]
+        if est._missing != "ignore" and est.dtype in ("float64", np.float64):
+            kernel = self._loo_kernel(est, X, codes, weights)
+            if kernel is not None:  # a safeguarded Newton search on exact derivatives
+                return newton_loo_alpha(kernel, codes.shape[0], lo_bound, _LOG_BOUNDS[1])
         cache: dict[float, float] = {}
 
         def loss(u: float) -> float:

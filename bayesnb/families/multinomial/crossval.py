@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayesnb.families._crossval import downdate
+from bayesnb.families._crossval import downdate, loo_class_log_prior
 from bayesnb.families._discrete_crossval import (
     _DiscreteCrossval,
     entries,
@@ -14,6 +14,8 @@ from bayesnb.families._discrete_crossval import (
     product_path,
     sum_inf,
 )
+from bayesnb.families._loo_search import OwnEntries, log_shifted, stack_tables, subset
+from bayesnb.scoring.blocks import csr_dot
 from bayesnb.scoring.discrete import log_rising
 
 __all__ = ["MultinomialCrossval"]
@@ -62,6 +64,73 @@ class MultinomialCrossval(_DiscreteCrossval):
             else:
                 own = num - length * np.log(np.where(length > 0, den, 1.0))
         return own, redo
+
+    def _loo_kernel(self, est, X, codes, weights):
+        """The fused (J, J', J'') kernel of alpha="loo" (mean and MAP; see _loo_search)."""
+        if est.unk or est.estimate not in ("mean", "map"):
+            return None  # the Pólya predictive's counts > 1 are rising factorials: generic
+        _, _, _, Xs = entries(X)
+        T_full, N = est.feature_count_, est.class_count_
+        if np.any(N[codes] - weights <= 1e-12 * N[codes]):
+            return None  # a document empties its class: rescored one by one (generic)
+        prior = loo_class_log_prior(est, codes, weights)
+        s0 = -1.0 if est.estimate == "map" else 0.0  # a = α + s0 is added to every count
+        total = T_full.sum(axis=1)
+        k, width = T_full.shape
+
+        def kernel(rows):
+            X_, used = subset(Xs, rows)
+            c_, w_, P = (
+                (codes, weights, prior)
+                if rows is None
+                else (codes[rows], weights[rows], prior[rows])
+            )
+            T = T_full[:, used]
+            v = X_.shape[1]
+            n = c_.shape[0]
+            r = np.repeat(np.arange(n, dtype=np.intp), np.diff(X_.indptr))
+            length = np.asarray(X_ @ np.ones(v))
+            # Unit counts through own-class tables when there are more of them than cells.
+            tables = X_.nnz > k * v
+            own = OwnEntries(X_, c_, w_, r, (k, v), take=(X_.data == 1) & tables)
+            e = np.flatnonzero(own.rest)  # the other nonzeros: entry by entry
+            er, ev = r[e], X_.data[e]
+            et = gather(T, c_[er], X_.indices[e])
+            ez = np.maximum(et - w_[er] * ev, 0.0)
+            shifted = {wv: np.maximum(T - wv, 0.0) for wv, _ in own.groups}
+            left = np.maximum(total[c_] - w_ * length, 0.0)
+            cols = [c_ + m * k for m in range(3)]
+
+            def terms(u, order):
+                alpha = float(np.exp(u))
+                a = alpha + s0
+                base = log_shifted(T, a, alpha, order)
+                den = log_shifted(total, width * a, width * alpha, order)
+                # log θ_kj and its derivatives: the length term −n_i log(T_k + Va) rides along.
+                G = csr_dot(
+                    X_, stack_tables([b - d[:, None] for b, d in zip(base, den, strict=True)])
+                )
+                # The own class: the document's counts and length taken out.
+                fix = own(
+                    lambda wv: [
+                        s - b
+                        for s, b in zip(
+                            log_shifted(shifted[wv], a, alpha, order), base, strict=True
+                        )
+                    ],
+                    order + 1,
+                )
+                zt, zz = log_shifted(et, a, alpha, order), log_shifted(ez, a, alpha, order)
+                dz = log_shifted(left, width * a, width * alpha, order)
+                for m in range(order + 1):
+                    extra = np.bincount(er, weights=ev * (zz[m] - zt[m]), minlength=n)
+                    G[own.idx, cols[m]] += fix[:, m] + extra - length * (dz[m] - den[m][c_])
+                J2 = G[:, 2 * k :] if order > 1 else None
+                return G[:, :k] + P, G[:, k : 2 * k], J2, c_
+
+            return terms
+
+        return kernel
 
 
 def _numerator(a: np.ndarray, x: np.ndarray, bayes: bool) -> np.ndarray:
