@@ -31,6 +31,7 @@ from bayesnb.posterior.discrete import log_ratio
 
 __all__ = [
     "_DiscreteCrossval",
+    "canonical",
     "entries",
     "gather",
     "log_terms",
@@ -47,13 +48,19 @@ _STEP = np.log(4.0)
 _XATOL = 0.01
 
 
-def entries(X) -> tuple[np.ndarray, np.ndarray, np.ndarray, sp.csr_matrix]:
-    """Rows, columns and values of the nonzero entries of ``X`` (duplicates summed), and X."""
+def canonical(X) -> sp.csr_matrix:
+    """``X`` as float64 CSR with duplicates summed and no stored zeros (a copy if needed)."""
     Xs = X if sp.isspmatrix_csr(X) and X.dtype == np.float64 else sp.csr_matrix(X, dtype=float)
     if not Xs.has_canonical_format or not np.all(Xs.data != 0):
         Xs = Xs.copy()  # never change the caller's matrix
         Xs.sum_duplicates()
         Xs.eliminate_zeros()
+    return Xs
+
+
+def entries(X) -> tuple[np.ndarray, np.ndarray, np.ndarray, sp.csr_matrix]:
+    """Rows, columns and values of the nonzero entries of ``X`` (duplicates summed), and X."""
+    Xs = canonical(X)
     rows = np.repeat(np.arange(Xs.shape[0]), np.diff(Xs.indptr))
     return rows, Xs.indices.astype(np.intp), Xs.data, Xs
 

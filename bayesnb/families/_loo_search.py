@@ -27,70 +27,86 @@ __all__ = [
     "log_shifted",
     "newton_loo_alpha",
     "stack_tables",
-    "subset",
 ]
 
 # Documents in the warm-start subsample: a sixteenth of them, at least this many.
 _SUBSAMPLE = 2000
-# Newton step (in u = log α) below which the search has converged: the next step would be
-# of order _TOL² (quadratic convergence); on the subsample a looser one is enough.
-_TOL, _TOL_SUB = 1e-4, 3e-2
-# Trust region of one step in u (a factor e in α).
-_MAX_STEP = 1.0
-# Curvature reuse (see _maximise): within _REUSE in u of the last exact curvature; a step is
-# accepted when it times that distance is below _STALE (with |L'''/L''| ≤ 5 the returned α
-# is then within 1e-6 relative; on the benchmark corpus |L'''/L''| is about 0.01).
-_REUSE, _STALE = 1e-2, 2e-7
+# On the subsample (whose maximiser is only a starting point) the steps are those of the
+# cubic model of L' and the search stops at a step below _TOL_SUB; on every document the
+# first pass has the exact curvature, later ones (within _REUSE of the previous point) only
+# the value and gradient, the curvature extrapolated from the secant of the gradients
+# (exact to O(Δu²)), and the search stops at a step below _TOL (the error of a Newton step
+# is of order step²).
+_TOL, _TOL_SUB, _REUSE = 1e-4, 3e-2, 1e-2
+# Trust region of one step in u (a factor e in α; e² on the subsample, started at α = 1).
+_MAX_STEP, _MAX_STEP_SUB = 1.0, 2.0
 
 
-def label_derivatives(J, J1, J2, codes) -> tuple[float, float, float | None]:
-    """Σ_i log softmax(J_i)[y_i] and its first two derivatives, from J and its derivatives.
+def label_derivatives(J: list, codes) -> list[float]:
+    """Σ_i log softmax(J_i)[y_i] and its derivatives, from J and its derivatives (≤ 3).
 
-    With p_i = softmax(J_i): ℓ'_i = J'_iy − E_p J'_i and ℓ''_i = J''_iy − E_p J''_i − Var_p J'_i.
-    ``J`` is overwritten; ``J2`` None gives no curvature.
+    With p_i = softmax(J_i) and moments under p: ℓ' = J'_y − E J', ℓ'' = J''_y − E J'' −
+    Var J', ℓ''' = J'''_y − E J''' − 3 Cov(J', J'') − E (J' − E J')³. ``J[0]`` is overwritten.
     """
     idx = np.arange(codes.shape[0])
-    top = J.max(axis=1)
-    value = float(np.sum(J[idx, codes] - top))
-    p = np.subtract(J, top[:, None], out=J)
+    top = J[0].max(axis=1)
+    out = [float(np.sum(J[0][idx, codes] - top))]
+    p = np.subtract(J[0], top[:, None], out=J[0])
     np.exp(p, out=p)
     s = p.sum(axis=1)
-    value -= float(np.sum(np.log(s)))
-    m1 = np.einsum("ik,ik->i", p, J1) / s
-    grad = float(np.sum(J1[idx, codes] - m1))
-    if J2 is None:
-        return value, grad, None
-    m2 = np.einsum("ik,ik->i", p, J2) / s
-    var = np.einsum("ik,ik,ik->i", p, J1, J1) / s - m1 * m1
-    return value, grad, float(np.sum(J2[idx, codes] - m2 - var))
+    out[0] -= float(np.sum(np.log(s)))
+    p /= s[:, None]
+    own = [float(np.sum(j[idx, codes])) for j in J[1:]]
+    e1 = np.einsum("ik,ik->i", p, J[1])
+    out.append(own[0] - float(e1.sum()))
+    if len(J) > 2:
+        pj = p * J[1]
+        e11 = np.einsum("ik,ik->i", pj, J[1])
+        out.append(own[1] - float(np.einsum("ik,ik->", p, J[2]) + np.sum(e11 - e1 * e1)))
+    if len(J) > 3:
+        e2 = np.einsum("ik,ik->i", p, J[2])
+        e12 = np.einsum("ik,ik->i", pj, J[2])
+        e111 = np.einsum("ik,ik,ik->i", pj, J[1], J[1])
+        cov = e12 - e1 * e2
+        skew = e111 - 3 * e1 * e11 + 2 * e1**3
+        out.append(own[2] - float(np.einsum("ik,ik->", p, J[3]) + np.sum(3 * cov + skew)))
+    return out
 
 
-def _maximise(evaluate, u: float, lo: float, hi: float, tol: float) -> tuple[float, int]:
+def _cubic_step(g: float, h: float, t: float) -> float:
+    """The root nearest 0 of g + h δ + t δ² / 2 (h < 0); Newton's −g/h if it has none."""
+    disc = h * h - 2.0 * t * g
+    if disc < 0:
+        return -g / h
+    return -2.0 * g / (h - np.sqrt(disc))
+
+
+def _maximise(evaluate, u, lo, hi, tol: float, order: int, reach: float = _MAX_STEP):
     """Safeguarded Newton: (argmax in [lo, hi], -1/0/1 for lower bound/interior/upper bound).
 
-    ``evaluate(u, order)`` gives (L, L', L'' or None for order 1). The sign of the exact
+    ``evaluate(u, order)`` gives L and its first ``order`` derivatives. With ``order`` 3 the
+    step is the cubic model's root of L'; with 2 the first evaluation has the curvature and
+    those near the previous point are of order 1 (see ``_REUSE``). The sign of the exact
     gradient keeps a bracket [a, b] of the maximum; a step leaving it (or a point of positive
-    curvature) goes half-way to the bracket's end instead. Within ``_REUSE`` of the last
-    exact curvature the evaluation is of order 1 (two thirds of the product) and reuses it:
-    the step is then off by about |step| · |Δu| · |L'''/L''|.
+    curvature) goes half-way to the bracket's end instead; no step is longer than ``reach``.
     """
     a, b = lo, hi
     best = (-np.inf, u)  # the best finite point: where the bracket closes on a -inf bound
-    curv, at = None, np.inf  # the last exact (negative) curvature and where it was taken
+    prev = None  # (u, gradient, curvature) of the previous finite evaluation
     for _ in range(100):
-        reuse = curv is not None and abs(u - at) < _REUSE
+        cheap = order == 2 and prev is not None and 0 < abs(u - prev[0]) < _REUSE
         with np.errstate(all="ignore"):
-            f, g, h = evaluate(u, 1 if reuse else 2)
+            got = evaluate(u, 1 if cheap else order)
+        f, g = got[0], got[1]
         if not np.isfinite(f):  # the MAP at α → 1 (a zero count): the maximum is above
             a = u
             if b - a < 1e-10:
                 return best[1], 0
-            u = min(u + _MAX_STEP, 0.5 * (u + b))
+            u = min(u + reach, 0.5 * (u + b))
             continue
-        if reuse:
-            h = curv
-        elif h < 0:
-            curv, at = h, u
+        # The curvature at u: exact, or extrapolated from the previous one along the secant.
+        h = got[2] if not cheap else 2 * (g - prev[1]) / (u - prev[0]) - prev[2]
+        prev = (u, g, h)
         best = max(best, (f, u))
         if g > 0:
             a = u
@@ -100,11 +116,13 @@ def _maximise(evaluate, u: float, lo: float, hi: float, tol: float) -> tuple[flo
             return hi, 1
         if u <= lo and g <= 0:
             return lo, -1
-        step = -g / h if h < 0 else np.copysign(_MAX_STEP, g)
-        step = float(np.clip(step, -_MAX_STEP, _MAX_STEP))
+        if h >= 0:
+            step = np.copysign(reach, g)
+        else:
+            step = _cubic_step(g, h, got[3]) if len(got) > 3 else -g / h
+        step = float(np.clip(step, -reach, reach))
         new = u + step
-        stale = abs(u - at) if reuse else 0.0
-        if abs(step) < tol and abs(step) * stale < _STALE and a <= new <= b:
+        if h < 0 and abs(step) < tol and a <= new <= b:
             return new, 0
         if not a < new < b:
             end = b if step > 0 else a
@@ -119,7 +137,7 @@ def newton_loo_alpha(kernel, n: int, lo: float, hi: float) -> float:
     """The α in [e^lo, e^hi] maximising the exact LOO label log-likelihood of n documents.
 
     ``kernel(rows)`` gives, for the documents ``rows`` (None: all), a function of (u, order)
-    returning (J, J', J'' or None, codes) of those documents.
+    returning ([J, J', ..., J^(order)], codes) of those documents.
     """
 
     def objective(terms):
@@ -128,8 +146,8 @@ def newton_loo_alpha(kernel, n: int, lo: float, hi: float) -> float:
     start = max(0.0, lo)
     if n >= 2 * _SUBSAMPLE:
         rows = np.sort(np.random.default_rng(0).choice(n, max(_SUBSAMPLE, n // 16), False))
-        start, _ = _maximise(objective(kernel(rows)), start, lo, hi, _TOL_SUB)
-    u, side = _maximise(objective(kernel(None)), start, lo, hi, _TOL)
+        start, _ = _maximise(objective(kernel(rows)), start, lo, hi, _TOL_SUB, 3, _MAX_STEP_SUB)
+    u, side = _maximise(objective(kernel(None)), start, lo, hi, _TOL, 2)
     if side == 1:
         warnings.warn(
             "the leave-one-out label log-likelihood keeps increasing towards the search "
@@ -141,34 +159,19 @@ def newton_loo_alpha(kernel, n: int, lo: float, hi: float) -> float:
 
 
 def log_shifted(z, a, rate: float, order: int) -> list:
-    """log(z + a) and its first ``order`` derivatives in u, where da/du = d²a/du² = rate.
+    """log(z + a) and its first ``order`` (≤ 3) derivatives in u, where a's are all ``rate``.
 
-    (a = α + const has rate α; a fixed a has rate 0.) The tables of one fused product.
+    (a = α + const has rate α; a fixed a has rate 0.) With d1 = rate / (z + a), the next
+    derivatives are d1 − d1² and (d1 − d1²)(1 − 2 d1): the tables of one fused product.
     """
     with np.errstate(divide="ignore", invalid="ignore"):
         d1 = rate / (z + a)
         out = [np.log(z + a), d1]
         if order > 1:
             out.append(d1 - d1 * d1)
+        if order > 2:
+            out.append(out[2] * (1.0 - 2.0 * d1))
         return out
-
-
-def subset(Xs, rows):
-    """Rows ``rows`` of CSR ``Xs`` (all for None) on the columns they use, and those columns.
-
-    The warm-start subsample holds a fraction of the vocabulary: its tables shrink with it.
-    """
-    import scipy.sparse as sp
-
-    if rows is None:
-        return Xs, slice(None)
-    part = Xs[rows]
-    used, inverse = np.unique(part.indices, return_inverse=True)
-    part = sp.csr_matrix(
-        (part.data, inverse.astype(part.indices.dtype), part.indptr),
-        shape=(part.shape[0], used.size),
-    )
-    return part, used
 
 
 def stack_tables(tables) -> np.ndarray:
@@ -198,9 +201,11 @@ class OwnEntries:
         index = np.int32 if shape[0] * shape[1] < 2**31 else np.int64
         flat = np.repeat(codes.astype(index) * index(shape[1]), np.diff(Xs.indptr))
         flat += Xs.indices
-        distinct = np.unique(weights)
+        distinct = weights[:1] if np.ptp(weights) == 0 else np.unique(weights)
         keep = np.ones(rows.size, bool) if take is None else np.array(take, bool)
         keep = np.broadcast_to(keep, rows.shape).copy() if keep.ndim == 0 else keep
+        if not keep.any():
+            distinct = distinct[:0]  # nothing through tables: no table work per call
         if distinct.size > self._WEIGHTS:
             distinct = distinct[: self._WEIGHTS]
             keep &= np.isin(weights[rows], distinct)

@@ -12,6 +12,7 @@ import numpy as np
 from bayesnb.families._crossval import loo_class_log_prior
 from bayesnb.families._discrete_crossval import (
     _DiscreteCrossval,
+    canonical,
     entries,
     gather,
     log_terms,
@@ -20,7 +21,7 @@ from bayesnb.families._discrete_crossval import (
     sum_inf,
     weight_groups,
 )
-from bayesnb.families._loo_search import OwnEntries, log_shifted, stack_tables, subset
+from bayesnb.families._loo_search import OwnEntries, log_shifted, stack_tables
 from bayesnb.posterior.discrete import log_ratio
 from bayesnb.scoring.blocks import csr_dot
 
@@ -83,7 +84,7 @@ class BernoulliCrossval(_DiscreteCrossval):
         """The fused (J, J', J'') kernel of alpha="loo" (see :mod:`_loo_search`)."""
         if est.estimate == "mle":
             return None
-        _, _, _, Xs = entries(est._encode(X))
+        Xs = canonical(est._encode(X))
         D, N = est.feature_count_, est.class_count_
         if np.any(N[codes] - weights <= 1e-12 * N[codes]):
             return None  # a document empties its class: rescored one by one (generic)
@@ -137,24 +138,23 @@ class BernoulliCrossval(_DiscreteCrossval):
             ]
 
         def kernel(rows):
-            X_, used = subset(Xs, rows)
+            X_ = Xs if rows is None else Xs[rows]
             c_, w_, P = (
                 (codes, weights, prior)
                 if rows is None
                 else (codes[rows], weights[rows], prior[rows])
             )
-            D_, fb = D[:, used], None if tied else fixed_b[used]
-            n, width = c_.shape[0], X_.shape[1]
+            D_, fb, n = D, fixed_b, c_.shape[0]
             r = np.repeat(np.arange(n, dtype=np.intp), np.diff(X_.indptr))
             # Through own-class tables when there are more nonzeros than cells.
-            own = OwnEntries(X_, c_, w_, r, (k, width), take=X_.nnz > k * width)
+            own = OwnEntries(X_, c_, w_, r, (k, v), take=X_.nnz > k * v)
             e = np.flatnonzero(own.rest)  # the other nonzeros: entry by entry
             er, ej = r[e], X_.indices[e]
             ew, ed, en = w_[er], gather(D_, c_[er], ej), N[c_[er]]
             fb_e = None if tied else fb[ej]
             gc, gw, group = weight_groups(c_, w_)
             owners, counts = np.r_[np.arange(k), gc], np.r_[N, N[gc] - gw]
-            cols = [c_ + m * k for m in range(3)]
+            cols = [c_ + m * k for m in range(4)]
 
             def terms(u, order):
                 alpha = float(np.exp(u))
@@ -179,13 +179,11 @@ class BernoulliCrossval(_DiscreteCrossval):
                 for m in range(order + 1):
                     extra = np.bincount(er, weights=new[m] - old[m], minlength=n)
                     G[own.idx, cols[m]] += A_own[m][group] - A[m][c_] + covered[:, m] + extra
-                J1 = G[:, k : 2 * k]
-                J1 += A[1]
-                J2 = None
-                if order > 1:
-                    J2 = G[:, 2 * k :]
-                    J2 += A[2]
-                return G[:, :k] + (P + A[0]), J1, J2, c_
+                J = [G[:, m * k : (m + 1) * k] for m in range(order + 1)]
+                for m in range(1, order + 1):
+                    J[m] += A[m]
+                J[0] = J[0] + (P + A[0])
+                return J, c_
 
             return terms
 

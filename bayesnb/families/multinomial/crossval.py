@@ -7,6 +7,7 @@ import numpy as np
 from bayesnb.families._crossval import downdate, loo_class_log_prior
 from bayesnb.families._discrete_crossval import (
     _DiscreteCrossval,
+    canonical,
     entries,
     gather,
     own_unit_terms,
@@ -14,7 +15,7 @@ from bayesnb.families._discrete_crossval import (
     product_path,
     sum_inf,
 )
-from bayesnb.families._loo_search import OwnEntries, log_shifted, stack_tables, subset
+from bayesnb.families._loo_search import OwnEntries, log_shifted, stack_tables
 from bayesnb.scoring.blocks import csr_dot
 from bayesnb.scoring.discrete import log_rising
 
@@ -69,24 +70,22 @@ class MultinomialCrossval(_DiscreteCrossval):
         """The fused (J, J', J'') kernel of alpha="loo" (mean and MAP; see _loo_search)."""
         if est.unk or est.estimate not in ("mean", "map"):
             return None  # the Pólya predictive's counts > 1 are rising factorials: generic
-        _, _, _, Xs = entries(X)
-        T_full, N = est.feature_count_, est.class_count_
+        Xs = canonical(X)
+        T, N = est.feature_count_, est.class_count_
         if np.any(N[codes] - weights <= 1e-12 * N[codes]):
             return None  # a document empties its class: rescored one by one (generic)
         prior = loo_class_log_prior(est, codes, weights)
         s0 = -1.0 if est.estimate == "map" else 0.0  # a = α + s0 is added to every count
-        total = T_full.sum(axis=1)
-        k, width = T_full.shape
+        total = T.sum(axis=1)
+        k, v = T.shape
 
         def kernel(rows):
-            X_, used = subset(Xs, rows)
+            X_ = Xs if rows is None else Xs[rows]
             c_, w_, P = (
                 (codes, weights, prior)
                 if rows is None
                 else (codes[rows], weights[rows], prior[rows])
             )
-            T = T_full[:, used]
-            v = X_.shape[1]
             n = c_.shape[0]
             r = np.repeat(np.arange(n, dtype=np.intp), np.diff(X_.indptr))
             length = np.asarray(X_ @ np.ones(v))
@@ -99,13 +98,13 @@ class MultinomialCrossval(_DiscreteCrossval):
             ez = np.maximum(et - w_[er] * ev, 0.0)
             shifted = {wv: np.maximum(T - wv, 0.0) for wv, _ in own.groups}
             left = np.maximum(total[c_] - w_ * length, 0.0)
-            cols = [c_ + m * k for m in range(3)]
+            cols = [c_ + m * k for m in range(4)]
 
             def terms(u, order):
                 alpha = float(np.exp(u))
                 a = alpha + s0
                 base = log_shifted(T, a, alpha, order)
-                den = log_shifted(total, width * a, width * alpha, order)
+                den = log_shifted(total, v * a, v * alpha, order)
                 # log θ_kj and its derivatives: the length term −n_i log(T_k + Va) rides along.
                 G = csr_dot(
                     X_, stack_tables([b - d[:, None] for b, d in zip(base, den, strict=True)])
@@ -121,12 +120,13 @@ class MultinomialCrossval(_DiscreteCrossval):
                     order + 1,
                 )
                 zt, zz = log_shifted(et, a, alpha, order), log_shifted(ez, a, alpha, order)
-                dz = log_shifted(left, width * a, width * alpha, order)
+                dz = log_shifted(left, v * a, v * alpha, order)
                 for m in range(order + 1):
                     extra = np.bincount(er, weights=ev * (zz[m] - zt[m]), minlength=n)
                     G[own.idx, cols[m]] += fix[:, m] + extra - length * (dz[m] - den[m][c_])
-                J2 = G[:, 2 * k :] if order > 1 else None
-                return G[:, :k] + P, G[:, k : 2 * k], J2, c_
+                J = [G[:, m * k : (m + 1) * k] for m in range(order + 1)]
+                J[0] = J[0] + P
+                return J, c_
 
             return terms
 
