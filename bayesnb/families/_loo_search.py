@@ -31,13 +31,13 @@ __all__ = [
 
 # Documents in the warm-start subsample: a sixteenth of them, at least this many.
 _SUBSAMPLE = 2000
-# On the subsample (whose maximiser is only a starting point) the steps are those of the
-# cubic model of L' and the search stops at a step below _TOL_SUB; on every document the
-# first pass has the exact curvature, later ones (within _REUSE of the previous point) only
-# the value and gradient, the curvature extrapolated from the secant of the gradients
-# (exact to O(Δu²)), and the search stops at a step below _TOL (the error of a Newton step
-# is of order step²).
-_TOL, _TOL_SUB, _REUSE = 1e-4, 3e-2, 1e-2
+# Every evaluation gives L and its first three derivatives in u = log α, except one within
+# _REUSE of the previous point: that one gives L and L' only (two thirds of the product's
+# columns fewer), its curvature extrapolated as L'' + L''' Δu (exact to O(Δu²)). Steps are
+# those of the cubic model of L'. The search stops at a step below _TOL (_TOL_SUB on the
+# subsample, whose maximiser is only a starting point), or at a cubic step whose model error
+# |L''''| |step|³ / (6 |L''|), with L'''' estimated on the subsample, is below _ERR.
+_TOL, _TOL_SUB, _REUSE, _ERR = 1e-4, 5e-2, 1e-2, 1e-7
 # Trust region of one step in u (a factor e in α; e² on the subsample, started at α = 1).
 _MAX_STEP, _MAX_STEP_SUB = 1.0, 2.0
 
@@ -81,56 +81,70 @@ def _cubic_step(g: float, h: float, t: float) -> float:
     return -2.0 * g / (h - np.sqrt(disc))
 
 
-def _maximise(evaluate, u, lo, hi, tol: float, order: int, reach: float = _MAX_STEP):
-    """Safeguarded Newton: (argmax in [lo, hi], -1/0/1 for lower bound/interior/upper bound).
+def _maximise(evaluate, u, lo, hi, tol: float, reach: float = _MAX_STEP, fourth=None):
+    """Safeguarded cubic-model search: (argmax in [lo, hi], side, evaluations).
 
-    ``evaluate(u, order)`` gives L and its first ``order`` derivatives. With ``order`` 3 the
-    step is the cubic model's root of L'; with 2 the first evaluation has the curvature and
-    those near the previous point are of order 1 (see ``_REUSE``). The sign of the exact
-    gradient keeps a bracket [a, b] of the maximum; a step leaving it (or a point of positive
-    curvature) goes half-way to the bracket's end instead; no step is longer than ``reach``.
+    ``side`` is -1/0/1 for the lower bound/interior/upper bound; ``evaluations`` the list of
+    (u, derivatives) of the finite ones. ``evaluate(u, order)`` gives L and its first
+    ``order`` derivatives. The sign of the exact gradient keeps a bracket [a, b] of the
+    maximum; a step leaving it (or a point of positive curvature) goes half-way to the
+    bracket's end instead; no step is longer than ``reach``. ``fourth``: an estimate of
+    |L''''|, for the model-error stop (see ``_ERR``).
     """
     a, b = lo, hi
     best = (-np.inf, u)  # the best finite point: where the bracket closes on a -inf bound
-    prev = None  # (u, gradient, curvature) of the previous finite evaluation
+    seen: list = []
     for _ in range(100):
-        cheap = order == 2 and prev is not None and 0 < abs(u - prev[0]) < _REUSE
+        cheap = bool(seen) and len(seen[-1][1]) > 3 and 0 < abs(u - seen[-1][0]) < _REUSE
         with np.errstate(all="ignore"):
-            got = evaluate(u, 1 if cheap else order)
+            got = evaluate(u, 1 if cheap else 3)
         f, g = got[0], got[1]
         if not np.isfinite(f):  # the MAP at α → 1 (a zero count): the maximum is above
             a = u
             if b - a < 1e-10:
-                return best[1], 0
+                return best[1], 0, seen
             u = min(u + reach, 0.5 * (u + b))
             continue
-        # The curvature at u: exact, or extrapolated from the previous one along the secant.
-        h = got[2] if not cheap else 2 * (g - prev[1]) / (u - prev[0]) - prev[2]
-        prev = (u, g, h)
+        if cheap:  # the curvature carried from the previous point
+            u0, (_, _, h0, t0) = seen[-1]
+            got = [f, g, h0 + t0 * (u - u0)]
+        seen.append((u, got))
+        h = got[2]
         best = max(best, (f, u))
         if g > 0:
             a = u
         else:
             b = u
         if u >= hi and g > 0:
-            return hi, 1
+            return hi, 1, seen
         if u <= lo and g <= 0:
-            return lo, -1
+            return lo, -1, seen
         if h >= 0:
             step = np.copysign(reach, g)
         else:
             step = _cubic_step(g, h, got[3]) if len(got) > 3 else -g / h
         step = float(np.clip(step, -reach, reach))
         new = u + step
-        if h < 0 and abs(step) < tol and a <= new <= b:
-            return new, 0
+        model = fourth is not None and len(got) > 3 and h < 0
+        small = h < 0 and (abs(step) < tol or (model and fourth * abs(step) ** 3 < 6 * _ERR * -h))
+        if small and a <= new <= b:
+            return new, 0, seen
         if not a < new < b:
             end = b if step > 0 else a
             new = 0.5 * (u + end) if end not in (lo, hi) else end
         if b - a < 1e-10:
-            return best[1], 0
+            return best[1], 0, seen
         u = new
-    return best[1], 0
+    return best[1], 0, seen
+
+
+def _fourth(seen, scale: float):
+    """|L''''| from the change of L''' between the last two evaluations, times ``scale``."""
+    full = [(u, d[3]) for u, d in seen if len(d) > 3]
+    if len(full) < 2 or full[-1][0] == full[-2][0]:
+        return None
+    (u0, t0), (u1, t1) = full[-2:]
+    return abs((t1 - t0) / (u1 - u0)) * scale
 
 
 def newton_loo_alpha(kernel, n: int, lo: float, hi: float) -> float:
@@ -143,11 +157,13 @@ def newton_loo_alpha(kernel, n: int, lo: float, hi: float) -> float:
     def objective(terms):
         return lambda u, order: label_derivatives(*terms(u, order))
 
-    start = max(0.0, lo)
+    start, fourth = max(0.0, lo), None
     if n >= 2 * _SUBSAMPLE:
-        rows = np.sort(np.random.default_rng(0).choice(n, max(_SUBSAMPLE, n // 16), False))
-        start, _ = _maximise(objective(kernel(rows)), start, lo, hi, _TOL_SUB, 3, _MAX_STEP_SUB)
-    u, side = _maximise(objective(kernel(None)), start, lo, hi, _TOL, 2)
+        m = max(_SUBSAMPLE, n // 16)
+        rows = np.sort(np.random.default_rng(0).choice(n, m, False))
+        start, _, seen = _maximise(objective(kernel(rows)), start, lo, hi, _TOL_SUB, _MAX_STEP_SUB)
+        fourth = _fourth(seen, n / m)
+    u, side, _ = _maximise(objective(kernel(None)), start, lo, hi, _TOL, fourth=fourth)
     if side == 1:
         warnings.warn(
             "the leave-one-out label log-likelihood keeps increasing towards the search "
