@@ -187,3 +187,18 @@ def test_alpha_loo_is_the_exact_maximiser(split, cls, kw, weights, dense):
     got = cls(alpha="loo", **kw).fit(X, ytr, sample_weight=w).alpha_
     want = _brute_force_alpha(cls, kw, Xtr, ytr, w, lo=1.0 if kw.get("estimate") == "map" else 1e-3)
     assert got == pytest.approx(want, rel=1e-6)
+
+
+@pytest.mark.parametrize("weights", ["none", "many"])
+@pytest.mark.parametrize("cls,kw", FAST, ids=lambda m: str(m))
+def test_alpha_loo_warm_started_on_a_subsample(split, cls, kw, weights, monkeypatch):
+    # Large corpora start the search on a subsample and may stop at a cubic-model step on
+    # every document; a subsample of 40 documents makes this corpus take that path.
+    import bayesnb.families._loo_search as search
+
+    monkeypatch.setattr(search, "_SUBSAMPLE", 40)
+    Xtr, _, ytr, _ = split
+    w = None if weights == "none" else np.random.default_rng(3).uniform(0.5, 2.0, ytr.size)
+    got = cls(alpha="loo", **kw).fit(Xtr, ytr, sample_weight=w).alpha_
+    want = _brute_force_alpha(cls, kw, Xtr, ytr, w, lo=1.0 if kw.get("estimate") == "map" else 1e-3)
+    assert got == pytest.approx(want, rel=1e-6)

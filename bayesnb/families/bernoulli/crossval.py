@@ -21,7 +21,7 @@ from bayesnb.families._discrete_crossval import (
     sum_inf,
     weight_groups,
 )
-from bayesnb.families._loo_search import OwnEntries, log_shifted, stack_tables
+from bayesnb.families._loo_search import OwnEntries, log_shifted, row_sums, stack_tables
 from bayesnb.posterior.discrete import log_ratio
 from bayesnb.scoring.blocks import csr_dot
 
@@ -154,7 +154,8 @@ class BernoulliCrossval(_DiscreteCrossval):
             fb_e = None if tied else fb[ej]
             gc, gw, group = weight_groups(c_, w_)
             owners, counts = np.r_[np.arange(k), gc], np.r_[N, N[gc] - gw]
-            cols = [c_ + m * k for m in range(4)]
+            per_entry = row_sums(er, n)
+            cols = c_[:, None] + k * np.arange(4)
 
             def terms(u, order):
                 alpha = float(np.exp(u))
@@ -176,9 +177,9 @@ class BernoulliCrossval(_DiscreteCrossval):
                     np.maximum(ed - ew, 0.0), np.maximum(en - ew - ed, 0.0), alpha, order, fb_e
                 )
                 old = ratio(ed, en - ed, alpha, order, fb_e)
-                for m in range(order + 1):
-                    extra = np.bincount(er, weights=new[m] - old[m], minlength=n)
-                    G[own.idx, cols[m]] += A_own[m][group] - A[m][c_] + covered[:, m] + extra
+                covered += per_entry([new[m] - old[m] for m in range(order + 1)])
+                covered += np.column_stack([A_own[m][group] - A[m][c_] for m in range(order + 1)])
+                G[own.idx[:, None], cols[:, : order + 1]] += covered
                 J = [G[:, m * k : (m + 1) * k] for m in range(order + 1)]
                 for m in range(1, order + 1):
                     J[m] += A[m]

@@ -15,7 +15,7 @@ from bayesnb.families._discrete_crossval import (
     product_path,
     sum_inf,
 )
-from bayesnb.families._loo_search import OwnEntries, log_shifted, stack_tables
+from bayesnb.families._loo_search import OwnEntries, log_shifted, row_sums, stack_tables
 from bayesnb.scoring.blocks import csr_dot
 from bayesnb.scoring.discrete import log_rising
 
@@ -98,7 +98,8 @@ class MultinomialCrossval(_DiscreteCrossval):
             ez = np.maximum(et - w_[er] * ev, 0.0)
             shifted = {wv: np.maximum(T - wv, 0.0) for wv, _ in own.groups}
             left = np.maximum(total[c_] - w_ * length, 0.0)
-            cols = [c_ + m * k for m in range(4)]
+            per_entry = row_sums(er, n, ev)
+            cols = c_[:, None] + k * np.arange(4)
 
             def terms(u, order):
                 alpha = float(np.exp(u))
@@ -121,9 +122,11 @@ class MultinomialCrossval(_DiscreteCrossval):
                 )
                 zt, zz = log_shifted(et, a, alpha, order), log_shifted(ez, a, alpha, order)
                 dz = log_shifted(left, v * a, v * alpha, order)
-                for m in range(order + 1):
-                    extra = np.bincount(er, weights=ev * (zz[m] - zt[m]), minlength=n)
-                    G[own.idx, cols[m]] += fix[:, m] + extra - length * (dz[m] - den[m][c_])
+                extra = per_entry([zz[m] - zt[m] for m in range(order + 1)])
+                fix += extra - length[:, None] * np.column_stack(
+                    [dz[m] - den[m][c_] for m in range(order + 1)]
+                )
+                G[own.idx[:, None], cols[:, : order + 1]] += fix
                 J = [G[:, m * k : (m + 1) * k] for m in range(order + 1)]
                 J[0] = J[0] + P
                 return J, c_
