@@ -11,8 +11,6 @@ minus the document's are zero: a lone document, or only zero-weight company) are
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import minimize_scalar
@@ -26,7 +24,7 @@ from bayesnb.families._crossval import (
     weight_groups,
     with_alpha,
 )
-from bayesnb.families._loo_search import newton_loo_alpha
+from bayesnb.families._loo_search import newton_loo_alpha, warn_bound
 from bayesnb.posterior.discrete import log_ratio
 
 __all__ = [
@@ -197,12 +195,7 @@ class _DiscreteCrossval:
         while lo_bound <= u + step <= _LOG_BOUNDS[1] and loss(u + step) < loss(u):
             u += step
         if not lo_bound <= u + step <= _LOG_BOUNDS[1] and u != lo_bound:
-            warnings.warn(
-                "the leave-one-out label log-likelihood keeps increasing towards the search "
-                f"bound; alpha_ is set to {np.exp(u):.3g}",
-                RuntimeWarning,
-                stacklevel=2,
-            )
+            warn_bound(float(np.exp(u)), stacklevel=3)
             return float(np.exp(u))
         lo, hi = max(u - _STEP, lo_bound), min(u + _STEP, _LOG_BOUNDS[1])
         res = minimize_scalar(loss, bounds=(lo, hi), method="bounded", options={"xatol": _XATOL})

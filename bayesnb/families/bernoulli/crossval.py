@@ -21,7 +21,7 @@ from bayesnb.families._discrete_crossval import (
     sum_inf,
     weight_groups,
 )
-from bayesnb.families._loo_search import OwnEntries, log_shifted, row_sums, stack_tables
+from bayesnb.families._loo_search import OwnEntries, documents, log_shifted, row_sums, stack_tables
 from bayesnb.posterior.discrete import log_ratio
 from bayesnb.scoring.blocks import csr_dot
 
@@ -138,14 +138,8 @@ class BernoulliCrossval(_DiscreteCrossval):
             ]
 
         def kernel(rows):
-            X_ = Xs if rows is None else Xs[rows]
-            c_, w_, P = (
-                (codes, weights, prior)
-                if rows is None
-                else (codes[rows], weights[rows], prior[rows])
-            )
+            X_, c_, w_, P, r = documents(Xs, codes, weights, prior, rows)
             D_, fb, n = D, fixed_b, c_.shape[0]
-            r = np.repeat(np.arange(n, dtype=np.intp), np.diff(X_.indptr))
             # Through own-class tables when there are more nonzeros than cells.
             own = OwnEntries(X_, c_, w_, r, (k, v), take=X_.nnz > k * v)
             e = np.flatnonzero(own.rest)  # the other nonzeros: entry by entry

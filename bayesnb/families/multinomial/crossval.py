@@ -15,7 +15,7 @@ from bayesnb.families._discrete_crossval import (
     product_path,
     sum_inf,
 )
-from bayesnb.families._loo_search import OwnEntries, log_shifted, row_sums, stack_tables
+from bayesnb.families._loo_search import OwnEntries, documents, log_shifted, row_sums, stack_tables
 from bayesnb.scoring.blocks import csr_dot
 from bayesnb.scoring.discrete import log_rising
 
@@ -80,22 +80,18 @@ class MultinomialCrossval(_DiscreteCrossval):
         k, v = T.shape
 
         def kernel(rows):
-            X_ = Xs if rows is None else Xs[rows]
-            c_, w_, P = (
-                (codes, weights, prior)
-                if rows is None
-                else (codes[rows], weights[rows], prior[rows])
-            )
+            X_, c_, w_, P, r = documents(Xs, codes, weights, prior, rows)
             n = c_.shape[0]
-            r = np.repeat(np.arange(n, dtype=np.intp), np.diff(X_.indptr))
             length = np.asarray(X_ @ np.ones(v))
-            # Unit counts through own-class tables when there are more of them than cells.
-            tables = X_.nnz > k * v
-            own = OwnEntries(X_, c_, w_, r, (k, v), take=(X_.data == 1) & tables)
-            e = np.flatnonzero(own.rest)  # the other nonzeros: entry by entry
+            # Through own-class tables (one count w_i fewer) when there are more nonzeros than
+            # cells; counts v ≠ 1 then swap v log(t − w + a) for v log(t − wv + a) entry by
+            # entry, and the nonzeros the tables leave out swap v log(t + a) for it.
+            own = OwnEntries(X_, c_, w_, r, (k, v), take=X_.nnz > k * v)
+            e = np.flatnonzero(own.rest | (X_.data != 1))
             er, ev = r[e], X_.data[e]
-            et = gather(T, c_[er], X_.indices[e])
-            ez = np.maximum(et - w_[er] * ev, 0.0)
+            et, ew = gather(T, c_[er], X_.indices[e]), w_[er]
+            ez = np.maximum(et - ew * ev, 0.0)
+            et = np.maximum(et - ew * ~own.rest[e], 0.0)  # what the product and tables count
             shifted = {wv: np.maximum(T - wv, 0.0) for wv, _ in own.groups}
             left = np.maximum(total[c_] - w_ * length, 0.0)
             per_entry = row_sums(er, n, ev)
