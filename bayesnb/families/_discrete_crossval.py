@@ -11,8 +11,6 @@ minus the document's are zero: a lone document, or only zero-weight company) are
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import minimize_scalar
@@ -26,10 +24,12 @@ from bayesnb.families._crossval import (
     weight_groups,
     with_alpha,
 )
+from bayesnb.families._loo_search import newton_loo_alpha, warn_bound
 from bayesnb.posterior.discrete import log_ratio
 
 __all__ = [
     "_DiscreteCrossval",
+    "canonical",
     "entries",
     "gather",
     "log_terms",
@@ -46,13 +46,19 @@ _STEP = np.log(4.0)
 _XATOL = 0.01
 
 
-def entries(X) -> tuple[np.ndarray, np.ndarray, np.ndarray, sp.csr_matrix]:
-    """Rows, columns and values of the nonzero entries of ``X`` (duplicates summed), and X."""
+def canonical(X) -> sp.csr_matrix:
+    """``X`` as float64 CSR with duplicates summed and no stored zeros (a copy if needed)."""
     Xs = X if sp.isspmatrix_csr(X) and X.dtype == np.float64 else sp.csr_matrix(X, dtype=float)
     if not Xs.has_canonical_format or not np.all(Xs.data != 0):
         Xs = Xs.copy()  # never change the caller's matrix
         Xs.sum_duplicates()
         Xs.eliminate_zeros()
+    return Xs
+
+
+def entries(X) -> tuple[np.ndarray, np.ndarray, np.ndarray, sp.csr_matrix]:
+    """Rows, columns and values of the nonzero entries of ``X`` (duplicates summed), and X."""
+    Xs = canonical(X)
     rows = np.repeat(np.arange(Xs.shape[0]), np.diff(Xs.indptr))
     return rows, Xs.indices.astype(np.intp), Xs.data, Xs
 
@@ -145,6 +151,9 @@ class _DiscreteCrossval:
     def _loo_own(self, est, X, codes, weights):
         return None
 
+    def _loo_kernel(self, est, X, codes, weights):
+        return None  # no fused (J, J', J'') kernel: alpha="loo" searches derivative-free
+
     def loo_joint_log_proba(self, est, X, codes, weights):
         """See :meth:`Family.loo_joint_log_proba`."""
         weights = np.asarray(weights, dtype=np.float64)
@@ -166,12 +175,19 @@ class _DiscreteCrossval:
     def loo_alpha(self, est, X, codes, weights) -> float:
         """See :meth:`Family.loo_alpha`: the exact LOO label log-likelihood maximised in log α.
 
-        A bracket is walked from α = 1 in steps of ×4 (within 1e-6 .. 1e4; the MAP needs
-        α ≥ 1), then Brent's method narrows it to 1 % in α: about ten LOO evaluations, each
-        the cost of scoring the training documents once.
+        A family with a fused kernel (``_loo_kernel``: the joint log-likelihoods and their
+        first two derivatives in log α from one pass) is searched by Newton's method
+        (:mod:`bayesnb.families._loo_search`). Otherwise a bracket is walked from α = 1 in
+        steps of ×4 (within 1e-6 .. 1e4; the MAP needs α ≥ 1), then Brent's method narrows
+        it to 1 % in α: about ten LOO evaluations, each the cost of scoring the training
+        documents once.
         """
         weights = np.asarray(weights, dtype=np.float64)
         lo_bound = 0.0 if est.estimate == "map" else _LOG_BOUNDS[0]
+        if est._missing != "ignore" and est.dtype in ("float64", np.float64):
+            kernel = self._loo_kernel(est, X, codes, weights)
+            if kernel is not None:  # a safeguarded Newton search on exact derivatives
+                return newton_loo_alpha(kernel, codes.shape[0], lo_bound, _LOG_BOUNDS[1])
         cache: dict[float, float] = {}
 
         def loss(u: float) -> float:
@@ -186,12 +202,7 @@ class _DiscreteCrossval:
         while lo_bound <= u + step <= _LOG_BOUNDS[1] and loss(u + step) < loss(u):
             u += step
         if not lo_bound <= u + step <= _LOG_BOUNDS[1] and u != lo_bound:
-            warnings.warn(
-                "the leave-one-out label log-likelihood keeps increasing towards the search "
-                f"bound; alpha_ is set to {np.exp(u):.3g}",
-                RuntimeWarning,
-                stacklevel=2,
-            )
+            warn_bound(float(np.exp(u)), stacklevel=3)
             return float(np.exp(u))
         lo, hi = max(u - _STEP, lo_bound), min(u + _STEP, _LOG_BOUNDS[1])
         res = minimize_scalar(loss, bounds=(lo, hi), method="bounded", options={"xatol": _XATOL})

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayesnb.families._crossval import downdate
+from bayesnb.families._crossval import downdate, loo_class_log_prior
 from bayesnb.families._discrete_crossval import (
     _DiscreteCrossval,
+    canonical,
     entries,
     gather,
     log_terms,
@@ -25,7 +26,9 @@ from bayesnb.families._discrete_folds import (
     class_log_prior_without,
     scores,
 )
+from bayesnb.families._loo_search import OwnEntries, documents, log_shifted, row_sums, stack_tables
 from bayesnb.posterior.discrete import log_ratio
+from bayesnb.scoring.blocks import csr_dot
 
 __all__ = ["BernoulliCrossval"]
 
@@ -104,3 +107,107 @@ class BernoulliCrossval(_DiscreteCrossval):
         joint = scores(X, table_t, est.binarize)
         joint += offset + prior
         return joint, prior
+
+    def _loo_kernel(self, est, X, codes, weights):
+        """The fused (J, J', J'') kernel of alpha="loo" (see :mod:`_loo_search`)."""
+        if est.estimate == "mle":
+            return None
+        Xs = canonical(est._encode(X))
+        D, N = est.feature_count_, est.class_count_
+        if np.any(N[codes] - weights <= 1e-12 * N[codes]):
+            return None  # a document empties its class: rescored one by one (generic)
+        prior = loo_class_log_prior(est, codes, weights)
+        s0 = -1.0 if est.estimate == "map" else 0.0  # a = α + s0 is added to the successes
+        k, v = D.shape
+        tied = est.beta is None  # β = α: the failures' prior moves with u too
+        fixed_b = None if tied else np.broadcast_to(np.asarray(est.beta, float), (v,)) + s0
+
+        def prior_of(alpha, b_fixed):
+            """a, b, and db/du (α when tied, else 0: b is ``b_fixed``, β's of the features)."""
+            a = alpha + s0
+            return (a, a, alpha) if tied else (a, b_fixed, 0.0)
+
+        def ratio(succ, fail, alpha, order, b_fixed):
+            """log(succ + a) − log(fail + b) and its derivatives in u."""
+            a, b, rate = prior_of(alpha, b_fixed)
+            ps, pf = log_shifted(succ, a, alpha, order), log_shifted(fail, b, rate, order)
+            return [x - y for x, y in zip(ps, pf, strict=True)]
+
+        # Σ_j log(N − D_cj + b) depends on class c's counts only through their histogram.
+        flat = np.sort(D, axis=1).ravel()
+        starts = np.flatnonzero(
+            np.r_[True, (flat[1:] != flat[:-1]) | (np.arange(1, flat.size) % v == 0)]
+        )
+        h_class, h_value = starts // v, flat[starts]
+        h_count = np.diff(np.r_[starts, flat.size]).astype(np.float64)
+        h_start = np.searchsorted(h_class, np.arange(k + 1))
+        histogram = fixed_b is None or np.ptp(fixed_b) == 0
+
+        def absent(owner, n_c, alpha, order):
+            """Σ_j log q_cj of a document holding no feature, for classes ``owner`` with
+            counts ``n_c``, and its derivatives: over the histogram of the class's counts."""
+            a, b, rate = prior_of(alpha, fixed_b)
+            if not histogram:  # a prior varying by feature: every feature
+                d_c = D[owner]
+                fail = log_shifted(np.maximum(n_c[:, None] - d_c, 0.0), b, rate, order)
+                den = log_shifted(
+                    np.broadcast_to(n_c[:, None], d_c.shape), a + b, alpha + rate, order
+                )
+                return [f.sum(axis=-1) - g.sum(axis=-1) for f, g in zip(fail, den, strict=True)]
+            lens = h_start[owner + 1] - h_start[owner]
+            g = np.repeat(np.arange(owner.size), lens)
+            pos = np.arange(g.size) - np.repeat(np.cumsum(lens) - lens, lens) + h_start[owner][g]
+            b0 = b if np.ndim(b) == 0 else float(b[0])
+            fail = log_shifted(np.maximum(n_c[g] - h_value[pos], 0.0), b0, rate, order)
+            den = log_shifted(n_c, a + b0, alpha + rate, order)
+            return [
+                np.bincount(g, weights=h_count[pos] * f, minlength=owner.size) - v * d
+                for f, d in zip(fail, den, strict=True)
+            ]
+
+        def kernel(rows):
+            X_, c_, w_, P, r = documents(Xs, codes, weights, prior, rows)
+            D_, fb, n = D, fixed_b, c_.shape[0]
+            # Through own-class tables when there are more nonzeros than cells.
+            own = OwnEntries(X_, c_, w_, r, (k, v), take=X_.nnz > k * v)
+            e = np.flatnonzero(own.rest)  # the other nonzeros: entry by entry
+            er, ej = r[e], X_.indices[e]
+            ew, ed, en = w_[er], gather(D_, c_[er], ej), N[c_[er]]
+            fb_e = None if tied else fb[ej]
+            gc, gw, group = weight_groups(c_, w_)
+            owners, counts = np.r_[np.arange(k), gc], np.r_[N, N[gc] - gw]
+            per_entry = row_sums(er, n)
+            cols = c_[:, None] + k * np.arange(4)
+
+            def terms(u, order):
+                alpha = float(np.exp(u))
+                base = ratio(D_, N[:, None] - D_, alpha, order, fb)
+                G = csr_dot(X_, stack_tables(base))
+                # Every class's absent sum, and the own class's without the document ...
+                both = absent(owners, counts, alpha, order)
+                A, A_own = [x[:k] for x in both], [x[k:] for x in both]
+
+                def fix(wv):  # ... and one success fewer at each of its features
+                    left = np.maximum(N - wv, 0.0)[:, None]
+                    t = ratio(
+                        np.maximum(D_ - wv, 0.0), np.maximum(left - D_, 0.0), alpha, order, fb
+                    )
+                    return [x - y for x, y in zip(t, base, strict=True)]
+
+                covered = own(fix, order + 1)
+                new = ratio(
+                    np.maximum(ed - ew, 0.0), np.maximum(en - ew - ed, 0.0), alpha, order, fb_e
+                )
+                old = ratio(ed, en - ed, alpha, order, fb_e)
+                covered += per_entry([new[m] - old[m] for m in range(order + 1)])
+                covered += np.column_stack([A_own[m][group] - A[m][c_] for m in range(order + 1)])
+                G[own.idx[:, None], cols[:, : order + 1]] += covered
+                J = [G[:, m * k : (m + 1) * k] for m in range(order + 1)]
+                for m in range(1, order + 1):
+                    J[m] += A[m]
+                J[0] = J[0] + (P + A[0])
+                return J, c_
+
+            return terms
+
+        return kernel

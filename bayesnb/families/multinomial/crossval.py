@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayesnb.families._crossval import downdate
+from bayesnb.families._crossval import downdate, loo_class_log_prior
 from bayesnb.families._discrete_crossval import (
     _DiscreteCrossval,
+    canonical,
     entries,
     gather,
     own_unit_terms,
@@ -19,6 +20,8 @@ from bayesnb.families._discrete_folds import (
     multinomial_table,
     scores,
 )
+from bayesnb.families._loo_search import OwnEntries, documents, log_shifted, row_sums, stack_tables
+from bayesnb.scoring.blocks import csr_dot
 from bayesnb.scoring.discrete import log_rising
 
 __all__ = ["MultinomialCrossval"]
@@ -91,6 +94,71 @@ class MultinomialCrossval(_DiscreteCrossval):
         joint = scores(X, table_t)
         joint += prior
         return joint, prior
+
+    def _loo_kernel(self, est, X, codes, weights):
+        """The fused (J, J', J'') kernel of alpha="loo" (mean and MAP; see _loo_search)."""
+        if est.unk or est.estimate not in ("mean", "map"):
+            return None  # the Pólya predictive's counts > 1 are rising factorials: generic
+        Xs = canonical(X)
+        T, N = est.feature_count_, est.class_count_
+        if np.any(N[codes] - weights <= 1e-12 * N[codes]):
+            return None  # a document empties its class: rescored one by one (generic)
+        prior = loo_class_log_prior(est, codes, weights)
+        s0 = -1.0 if est.estimate == "map" else 0.0  # a = α + s0 is added to every count
+        total = T.sum(axis=1)
+        k, v = T.shape
+
+        def kernel(rows):
+            X_, c_, w_, P, r = documents(Xs, codes, weights, prior, rows)
+            n = c_.shape[0]
+            length = np.asarray(X_ @ np.ones(v))
+            # Through own-class tables (one count w_i fewer) when there are more nonzeros than
+            # cells; counts v ≠ 1 then swap v log(t − w + a) for v log(t − wv + a) entry by
+            # entry, and the nonzeros the tables leave out swap v log(t + a) for it.
+            own = OwnEntries(X_, c_, w_, r, (k, v), take=X_.nnz > k * v)
+            e = np.flatnonzero(own.rest | (X_.data != 1))
+            er, ev = r[e], X_.data[e]
+            et, ew = gather(T, c_[er], X_.indices[e]), w_[er]
+            ez = np.maximum(et - ew * ev, 0.0)
+            et = np.maximum(et - ew * ~own.rest[e], 0.0)  # what the product and tables count
+            shifted = {wv: np.maximum(T - wv, 0.0) for wv, _ in own.groups}
+            left = np.maximum(total[c_] - w_ * length, 0.0)
+            per_entry = row_sums(er, n, ev)
+            cols = c_[:, None] + k * np.arange(4)
+
+            def terms(u, order):
+                alpha = float(np.exp(u))
+                a = alpha + s0
+                base = log_shifted(T, a, alpha, order)
+                den = log_shifted(total, v * a, v * alpha, order)
+                # log θ_kj and its derivatives: the length term −n_i log(T_k + Va) rides along.
+                G = csr_dot(
+                    X_, stack_tables([b - d[:, None] for b, d in zip(base, den, strict=True)])
+                )
+                # The own class: the document's counts and length taken out.
+                fix = own(
+                    lambda wv: [
+                        s - b
+                        for s, b in zip(
+                            log_shifted(shifted[wv], a, alpha, order), base, strict=True
+                        )
+                    ],
+                    order + 1,
+                )
+                zt, zz = log_shifted(et, a, alpha, order), log_shifted(ez, a, alpha, order)
+                dz = log_shifted(left, v * a, v * alpha, order)
+                extra = per_entry([zz[m] - zt[m] for m in range(order + 1)])
+                fix += extra - length[:, None] * np.column_stack(
+                    [dz[m] - den[m][c_] for m in range(order + 1)]
+                )
+                G[own.idx[:, None], cols[:, : order + 1]] += fix
+                J = [G[:, m * k : (m + 1) * k] for m in range(order + 1)]
+                J[0] = J[0] + P
+                return J, c_
+
+            return terms
+
+        return kernel
 
 
 def _numerator(a: np.ndarray, x: np.ndarray, bayes: bool) -> np.ndarray:
