@@ -28,9 +28,7 @@ from bayesnb.posterior.polya import (
     PolyaStats,
     conditional_mean,
     laplace_at,
-    laplace_posterior,
     newton_iterations,
-    polya_newton,
 )
 from bayesnb.scoring.discrete import dcm_jll, log_rising
 from bayesnb.stats.histograms import ValueTriplets
@@ -61,9 +59,8 @@ class DCMCrossval(_DiscreteCrossval):
             return None
         weights = np.asarray(weights, dtype=np.float64)
         Xs = entries(X)[3]
-        fit, objective, start = _refit(est)
-        joint_fit = _JointFit(est, objective, start)
-        own, stops, redo = _own_class_scores(est, Xs, codes, weights, fit, joint_fit)
+        joint_fit = _JointFit(est, *_objective(est))
+        own, stops, redo = _own_class_scores(est, Xs, codes, weights, joint_fit)
         n = codes.shape[0]
         # The other classes of every refit: the joint iterate where that refit stopped.
         joint = np.empty((n, len(est.classes_)))
@@ -82,39 +79,24 @@ class DCMCrossval(_DiscreteCrossval):
         raise self.unsupported("alpha='loo' (it has no alpha)")
 
 
-def _refit(est):
-    """``fit(stats, totals, start, stop) -> (β (1, V), FixedPointResult)`` of
-    ``est.estimate``, the estimator's optimisation (tolerance, iteration cap, warm start
-    rule), its objective ``(shape_extra, rate)`` and its warm start (K, V) or None."""
+def _objective(est) -> tuple[tuple[float, float], np.ndarray | None]:
+    """``(shape_extra, rate)`` of the optimisation behind ``est.estimate`` and its warm start
+    (K, V), as the estimator has them; None for the MLE, which is not warm-started (its
+    supremum may lie at B → ∞: see the estimator)."""
     shape, rate = float(est.prior_shape), float(est.prior_rate)
-    tol, max_iter = float(est.tol), int(est.max_iter)
     if est.estimate == "mean":
+        return (shape, rate), est.laplace_.mode
+    if est.estimate == "map":
+        return (shape - 1.0, rate), est.concentration_
+    return (0.0, 0.0), None
 
-        def fit(stats, totals, start, stop):
-            lap, fp = laplace_posterior(
-                stats, totals, shape, rate, tol=tol, max_iter=max_iter, start=start, stop=stop
-            )
-            return conditional_mean(stats, lap, shape, rate), fp
 
-        return fit, (shape, rate), est.laplace_.mode
-    extra = {"mle": 0.0, "map": shape - 1.0}[est.estimate]
-    rate = 0.0 if est.estimate == "mle" else rate
-
-    def fit(stats, totals, start, stop):
-        fp = polya_newton(
-            stats,
-            totals,
-            shape_extra=extra,
-            rate=rate,
-            tol=tol,
-            max_iter=max_iter,
-            start=start,
-            stop=stop,
-        )
-        return fp.beta, fp
-
-    # The MLE is not warm-started (its supremum may lie at B → ∞: see the estimator).
-    return fit, (extra, rate), (est.concentration_ if rate > 0 else None)
+def _concentration(est, stats: PolyaStats, beta: np.ndarray) -> np.ndarray:
+    """β of ``est.estimate`` from the optimum ``beta`` of :func:`_objective`."""
+    if est.estimate != "mean":
+        return beta
+    shape, rate = float(est.prior_shape), float(est.prior_rate)
+    return conditional_mean(stats, laplace_at(stats, beta, shape, rate), shape, rate)
 
 
 class _JointFit:
@@ -133,7 +115,7 @@ class _JointFit:
         self._run = newton_iterations(*self._args)
         next(self._run)  # the start
         self._tol, self._max_iter, self._done = float(est.tol), int(est.max_iter), []
-        self._est, self._objective = est, objective
+        self._est = est
 
     def _moved(self, n: int) -> np.ndarray:
         while len(self._done) < n:
@@ -157,29 +139,27 @@ class _JointFit:
         wanted = np.unique(stops[rows])
         for n, (beta, *_) in enumerate(newton_iterations(*self._args)):
             if n in wanted:
-                if self._est.estimate == "mean":
-                    stats, (shape, rate) = self._args[0], self._objective
-                    beta = conditional_mean(
-                        stats, laplace_at(stats, beta, shape, rate), shape, rate
-                    )
+                beta = _concentration(self._est, self._args[0], beta)
                 yield np.flatnonzero(rows & (stops == n)), beta
             if n >= wanted.max(initial=0):
                 return
 
 
-def _drop(old: np.ndarray, new: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """``new`` with ``idx`` zeroed where the downdate cancelled (as :func:`downdate`)."""
-    gone = np.abs(new[idx]) <= _CANCEL * np.abs(old[idx])
-    new[idx[gone]] = 0.0
-    return new
+# The documents of a class refitted together: at most this many (documents x features or
+# x expanded histogram terms) cells per batch.
+_BATCH_CELLS = 1 << 21
 
 
-def _own_class_scores(est, Xs, codes: np.ndarray, weights: np.ndarray, fit, joint_fit):
+def _own_class_scores(est, Xs, codes: np.ndarray, weights: np.ndarray, joint_fit):
     """log p(x_i | class y_i without i) per row (NaN: x_i changes nothing), the iteration
-    where each refit stops, and the rows to rescore by the generic downdate."""
+    where each refit stops, and the rows to rescore by the generic downdate.
+
+    The documents of one class are refitted in batches, one pseudo-class per document (its
+    class's histograms with its own entries taken out): the iteration is class by class, so
+    each document's β is its own refit's, taken at the iteration where that refit stops.
+    """
     n, V = Xs.shape
     stats = est.polya_stats_
-    start_all = joint_fit._args[-1]
     stops = np.full(n, joint_fit.first())
     length = np.asarray(Xs.sum(axis=1)).ravel()
     own = np.full(n, np.nan)
@@ -191,45 +171,16 @@ def _own_class_scores(est, Xs, codes: np.ndarray, weights: np.ndarray, fit, join
         if rows.size == 0:
             continue
         sel = vt.cls == c
-        feat, value, weight = vt.feature[sel], vt.value[sel], vt.weight[sel]
-        width = int(value.max()) + 1 if value.size else 1
-        order = np.argsort(feat * width + value, kind="stable")
-        keys = (feat * width + value)[order]
+        hist = (vt.feature[sel], vt.value[sel], vt.weight[sel])
         lsel = lt.cls == c
-        lengths, lweight = lt.length[lsel], lt.weight[lsel]
-        lorder = np.argsort(lengths, kind="stable")
-        totals = est.feature_count_[c]
-        start = None if start_all is None else start_all[c : c + 1]
-        zeros_v = np.zeros(feat.size, dtype=np.intp)
-        for i in rows:
-            lo, hi = Xs.indptr[i], Xs.indptr[i + 1]
-            j, x, w = Xs.indices[lo:hi], Xs.data[lo:hi], weights[i]
-            idx = order[np.searchsorted(keys, j * width + x)]
-            new_w = weight.copy()
-            new_w[idx] -= w
-            new_w = _drop(weight, new_w, idx)
-            li = lorder[np.searchsorted(lengths[lorder], length[i])]
-            new_l = lweight.copy()
-            new_l[li] -= w
-            new_l = _drop(lweight, new_l, np.array([li]))
-            if not np.any(new_l > 0):
-                redo[i] = True  # the class is left without a document: the generic refit
-                continue
-            t = totals.copy()
-            t[j] -= w * x
-            t = _drop(totals, t, j)
-            kv, kl = new_w != 0, new_l != 0
-            one = PolyaStats(
-                ValueTriplets(zeros_v[kv], feat[kv], value[kv], new_w[kv]),
-                LengthTriplets(np.zeros(int(kl.sum()), dtype=np.intp), lengths[kl], new_l[kl]),
-                1,
-                V,
-            )
-            beta, fp = fit(one, t[None, :], start, lambda n, c=c: joint_fit.stop(n, c))
-            stops[i] = fp.n_iter
-            if not fp.converged:
-                unconverged.append(fp.max_change)
-            own[i] = _score(beta[0], j, x, length[i])
+        lhist = (lt.length[lsel], lt.weight[lsel])
+        cells = max(V, int(np.sum(np.minimum(hist[1], 33.0))))
+        for chunk in np.array_split(rows, -(-rows.size * cells // _BATCH_CELLS)):
+            got = _refit_batch(est, Xs[chunk], weights[chunk], c, hist, lhist, joint_fit)
+            redo[chunk] = got[0]
+            keep = chunk[~got[0]]
+            own[keep], stops[keep] = got[1], got[2]
+            unconverged += list(got[3])
     if unconverged:
         warnings.warn(
             f"DirichletCompoundNB leave-one-out: the Newton iteration did not converge in "
@@ -241,10 +192,72 @@ def _own_class_scores(est, Xs, codes: np.ndarray, weights: np.ndarray, fit, join
     return own, stops, redo
 
 
-def _score(beta: np.ndarray, j: np.ndarray, x: np.ndarray, n: float) -> float:
-    """Pólya log-likelihood of one document (nonzeros ``j``, counts ``x``) under β, as
-    :func:`bayesnb.scoring.dcm_jll` (−inf when a word of it has β = 0)."""
-    b = beta[j]
-    if np.any(b <= 0):
-        return -np.inf
-    return float(np.sum(log_rising(b, x)) - log_rising(beta.sum(), n))
+def _refit_batch(est, sub, w: np.ndarray, c: int, hist, lhist, joint_fit):
+    """Refit class c without each document of ``sub`` (its rows, weights ``w``).
+
+    Returns the rows the class would be left empty by, and for the others their own-class
+    score, the stopping iteration and the last relative changes of unconverged refits.
+    """
+    feat, value, weight = hist
+    lengths, lweight = lhist
+    m, V = sub.shape
+    r = np.repeat(np.arange(m), np.diff(sub.indptr))
+    j, x, wr = sub.indices, sub.data, w[r]
+    # Downdate each document's own histogram entries (O(nonzeros)), exact zeros as downdate.
+    width = int(value.max()) + 1 if value.size else 1
+    order = np.argsort(feat * width + value, kind="stable")
+    idx = order[np.searchsorted((feat * width + value)[order], j * width + x)]
+    W = _downdated(weight, m, r, idx, wr)
+    n_len = np.asarray(sub.sum(axis=1)).ravel()
+    lorder = np.argsort(lengths, kind="stable")
+    li = lorder[np.searchsorted(lengths[lorder], n_len)]
+    L = _downdated(lweight, m, np.arange(m), li, w)
+    empty = ~np.any(L > 0, axis=1)  # the class is left without a document: generic refit
+    T = _downdated(np.asarray(est.feature_count_[c], dtype=np.float64), m, r, j, wr * x)
+    ok = np.flatnonzero(~empty)
+    if ok.size == 0:
+        return empty, np.zeros(0), np.zeros(0, dtype=np.intp), np.zeros(0)
+    W, L, T = W[ok], L[ok], T[ok]
+    vr, vc = np.nonzero(W)
+    lr, lc = np.nonzero(L)
+    batch = PolyaStats(
+        ValueTriplets(vr, feat[vc], value[vc], W[vr, vc]),
+        LengthTriplets(lr, lengths[lc], L[lr, lc]),
+        ok.size,
+        V,
+    )
+    start = joint_fit._args[-1]
+    start = None if start is None else np.broadcast_to(start[c], (ok.size, V))
+    tol, max_iter = float(est.tol), int(est.max_iter)
+    beta, stop = np.empty((ok.size, V)), np.zeros(ok.size, dtype=np.intp)
+    change = np.zeros(ok.size)
+    with np.errstate(all="ignore"):  # refits already stopped may keep drifting (MLE)
+        for it, (b, _, _, moved) in enumerate(
+            newton_iterations(batch, T, *joint_fit._args[2:4], start)
+        ):
+            if it == 0:
+                continue
+            done = stop == 0
+            done &= it == max_iter or ((moved <= tol) & joint_fit.stop(it, c))
+            beta[done], stop[done], change[done] = b[done], it, moved[done]
+            if stop.all():
+                break
+    beta = _concentration(est, batch, beta)
+    # Pólya log-likelihood of each document under its own refit (as dcm_jll).
+    keep = ~empty[r]
+    rk = np.searchsorted(ok, r[keep])
+    bj = beta[rk, j[keep]]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(bj > 0, log_rising(np.where(bj > 0, bj, 1.0), x[keep]), -np.inf)
+    score = np.bincount(rk, weights=terms, minlength=ok.size)
+    score -= log_rising(beta.sum(axis=1), n_len[ok])
+    return empty, score, stop, change[change > tol]
+
+
+def _downdated(base: np.ndarray, m: int, r, cols, amount) -> np.ndarray:
+    """``m`` copies of ``base`` with ``amount`` taken from ``[r, cols]``, zeros as downdate."""
+    out = np.tile(base, (m, 1))
+    np.subtract.at(out, (r, cols), amount)
+    gone = np.abs(out[r, cols]) <= _CANCEL * np.abs(base[cols])
+    out[r[gone], cols[gone]] = 0.0
+    return out
