@@ -116,6 +116,7 @@ class _JointFit:
         next(self._run)  # the start
         self._tol, self._max_iter, self._done = float(est.tol), int(est.max_iter), []
         self._est = est
+        self.objective, self.start = objective, start
 
     def _moved(self, n: int) -> np.ndarray:
         while len(self._done) < n:
@@ -226,14 +227,14 @@ def _refit_batch(est, sub, w: np.ndarray, c: int, hist, lhist, joint_fit):
         ok.size,
         V,
     )
-    start = joint_fit._args[-1]
+    start = joint_fit.start
     start = None if start is None else np.broadcast_to(start[c], (ok.size, V))
     tol, max_iter = float(est.tol), int(est.max_iter)
     beta, stop = np.empty((ok.size, V)), np.zeros(ok.size, dtype=np.intp)
     change = np.zeros(ok.size)
     with np.errstate(all="ignore"):  # refits already stopped may keep drifting (MLE)
         for it, (b, _, _, moved) in enumerate(
-            newton_iterations(batch, T, *joint_fit._args[2:4], start)
+            newton_iterations(batch, T, *joint_fit.objective, start)
         ):
             if it == 0:
                 continue
