@@ -46,8 +46,10 @@ __all__ = [
     "LaplacePosterior",
     "LengthTriplets",
     "PolyaStats",
+    "laplace_at",
     "laplace_posterior",
     "length_triplets",
+    "newton_iterations",
     "polya_fixed_point",
     "polya_gradient",
     "polya_log_likelihood",
@@ -274,6 +276,7 @@ def polya_newton(
     max_iter: int = 1000,
     trace: list | None = None,
     start: np.ndarray | None = None,
+    stop=None,
 ) -> FixedPointResult:
     """The maximum of :func:`polya_fixed_point` by Newton's method, with its fallback.
 
@@ -304,11 +307,29 @@ def polya_newton(
         cross-validation fold was subtracted). A class whose active cells are all positive
         and finite there starts from it; any other class starts cold. The stopping rule is
         the same, so the result is the optimum to the same tolerance, in fewer iterations.
+    stop : callable, optional
+        ``stop(n)``: a further condition for stopping after iteration n (leave-one-out of one
+        class: the other classes of the joint fit it stands for have converged there too).
 
     Returns
     -------
     FixedPointResult
     """
+    for n_iter, (beta, obj, newton, moved) in enumerate(  # noqa: B007 - reported
+        newton_iterations(stats, totals, shape_extra, rate, start)
+    ):
+        if trace is not None:
+            trace.append((obj, newton))
+        change = float(moved.max()) if moved.size else 0.0
+        if n_iter == max_iter or (change <= tol and n_iter and (stop is None or stop(n_iter))):
+            break
+    return FixedPointResult(beta, n_iter, change <= tol, change)
+
+
+def newton_iterations(stats: PolyaStats, totals: np.ndarray, shape_extra, rate, start=None):
+    """The iterates of :func:`polya_newton` without its stopping rule: yields
+    ``(β, objective, newton, moved)`` (moved: the largest relative change of each class), first
+    the start (nothing moved: ``inf``), then one tuple per iteration, indefinitely."""
     beta, seen = _start(stats, totals, shape_extra, rate, steps=0)
     active = seen if shape_extra == 0 else np.ones_like(seen)
     if start is not None:
@@ -326,10 +347,8 @@ def polya_newton(
         active = active & ~empty[:, None]
     beta = np.where(active | (shape_extra > 0), beta, 0.0)
     obj = polya_objective(stats, beta, shape_extra, rate)
-    change, n_iter, newton = np.inf, 0, np.zeros(stats.n_classes, dtype=bool)
-    if trace is not None:
-        trace.append((obj, newton))
-    for n_iter in range(1, max_iter + 1):  # noqa: B007 - n_iter is reported
+    yield beta, obj, np.zeros(stats.n_classes, dtype=bool), np.full(stats.n_classes, np.inf)
+    while True:
         cand, definite, (num, den) = _newton_step(stats, beta, active, shape_extra, rate)
         valid = definite & np.all(~active | (cand > 0), axis=1) & np.isfinite(cand).all(axis=1)
         if not valid.all():
@@ -344,14 +363,8 @@ def polya_newton(
         with np.errstate(invalid="ignore"):
             rel = np.where(active, np.abs(new - beta) / np.where(new > 0, new, 1.0), 0.0)
         moved = rel.max(axis=1) if rel.size else np.zeros(stats.n_classes)
-        change = float(moved.max()) if moved.size else 0.0
         beta, obj = new, new_obj
-        if trace is not None:
-            trace.append((obj, newton | ~active.any(axis=1)))
-        if change <= tol:
-            break
-    done = change <= tol
-    return FixedPointResult(beta, n_iter, done, change)
+        yield beta, obj, newton | ~active.any(axis=1), moved
 
 
 # -- the Laplace approximation in u = ln β ------------------------------------------------------
@@ -457,12 +470,13 @@ def laplace_posterior(
     tol: float = 1e-6,
     max_iter: int = 1000,
     start: np.ndarray | None = None,
+    stop=None,
 ) -> tuple[LaplacePosterior, FixedPointResult]:
     """Laplace approximation of p(ln β_c | data) under independent Gamma(shape, rate) priors.
 
     The mode comes from :func:`polya_newton` with ``shape_extra = shape`` (the Gamma density in
-    ln β); the precision from the diagonal-plus-rank-one Hessian there; ``start`` is its warm
-    start (see :func:`polya_newton`).
+    ln β); the precision from the diagonal-plus-rank-one Hessian there; ``start`` and ``stop``
+    are its warm start and further stopping condition (see :func:`polya_newton`).
 
     Returns
     -------
@@ -480,9 +494,20 @@ def laplace_posterior(
             f"prior_rate > 0, got {shape!r}, {rate!r}"
         )
     fp = polya_newton(
-        stats, totals, shape_extra=shape, rate=rate, tol=tol, max_iter=max_iter, start=start
+        stats,
+        totals,
+        shape_extra=shape,
+        rate=rate,
+        tol=tol,
+        max_iter=max_iter,
+        start=start,
+        stop=stop,
     )
-    beta = fp.beta
+    return laplace_at(stats, fp.beta, shape, rate), fp
+
+
+def laplace_at(stats: PolyaStats, beta: np.ndarray, shape: float, rate: float) -> LaplacePosterior:
+    """The :class:`LaplacePosterior` centred at β (the mode :func:`laplace_posterior` found)."""
     D = shape - beta**2 * stats.num_prime(beta)
     z = -stats.den_prime(beta.sum(axis=1))
     lap = LaplacePosterior(
@@ -496,4 +521,4 @@ def laplace_posterior(
             "the Laplace approximation failed: the Hessian of the log posterior in ln β is "
             "not negative definite at the mode found (not converged? raise max_iter)"
         )
-    return lap, fp
+    return lap
