@@ -103,9 +103,9 @@ class DirichletCompoundNB(GenerativeClassifier):
           ``benchmarks/bench_dcm_prior.py``, table in ``docs/design.md``): a word seen in
           no document of a class gets ``a / (b + den)`` in the mean against the MAP's
           ``(a − 1) / (b + den)``, 11x at a = 1.1, so "mean" at shape a scores like "map"
-          at shape a + 1, whatever the rate. "mean" with ``prior_shape=0.1`` scores like
-          the default "map" (see design.md), so pass that with ``estimate="mean"`` on text;
-          the default stays one prior for every estimate (a ``"map"`` needs a ≥ 1).
+          at shape a + 1, whatever the rate (measured on fortunes: "mean" 45.9 % against
+          "map" 59.9 % at the default; scaling the rate with V moves it by at most a point).
+          The default stays one prior for every estimate (a ``"map"`` needs a ≥ 1).
         - ``"bayes"`` (the posterior predictive, β integrated out) has no closed form for
           this non-conjugate model and is refused with a ValueError; sample the posterior
           with :meth:`fit_pymc` (NUTS) instead.
