@@ -61,7 +61,8 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
       changing ``self`` (so Dask workers can run it), and ``_merge_statistics(stats)``: add
       them to the fitted statistics; ``_count`` is the two in turn;
     - ``_log_likelihood(X)``: per-class log-likelihood, shape (n_samples, n_classes), under
-      ``self.estimate`` (the class prior excluded).
+      ``self.estimate`` (the class prior excluded), in a new array the caller may overwrite
+      (``predict_proba`` writes the probabilities into it).
 
     Missing values: a subclass with a ``missing`` parameter (``"error"`` | ``"ignore"``) passes
     ``missing=self._missing`` to validation, which refuses NaN under ``"error"`` and lets it
@@ -468,9 +469,9 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         check_fitted(self)
         X = self._check_input(X, reset=False)
         # The joint log-probability of predict_joint_log_proba, its prior added block by block
-        # inside the softmax (no separate pass over the scores).
+        # inside the softmax (no separate pass over the scores), which overwrites the scores.
         prior = self.class_log_prior_
-        return normalize_proba(self._log_likelihood(X), prior, offset=prior)
+        return normalize_proba(self._log_likelihood(X), prior, offset=prior, overwrite=True)
 
     def predict(self, X) -> np.ndarray:
         """The most probable class of every document."""
