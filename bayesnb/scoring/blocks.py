@@ -42,7 +42,7 @@ _MAX_THREADS = 8
 _PARALLEL_FROM = 1 << 18
 # Stored values per block of a ``values`` map, and score cells per softmax block: the block's
 # arrays stay in a core's L2 cache (~256 KiB-1 MiB) between the passes over it.
-_BLOCK_VALUES = 1 << 15
+_BLOCK_VALUES = 1 << 16
 _BLOCK_CELLS = 1 << 14
 
 
@@ -114,7 +114,12 @@ def _splits(weights_cum: np.ndarray, parts: int) -> np.ndarray:
     return np.unique(bounds)
 
 
-def csr_dot(X, table: np.ndarray, values: Callable[[np.ndarray], np.ndarray] | None = None):
+def csr_dot(
+    X,
+    table: np.ndarray,
+    values: Callable[[np.ndarray], np.ndarray] | None = None,
+    inspect: Callable[[np.ndarray], None] | None = None,
+):
     """``X @ table`` for CSR ``X``, by row blocks in threads, equal to SciPy's bit for bit.
 
     Parameters
@@ -124,6 +129,10 @@ def csr_dot(X, table: np.ndarray, values: Callable[[np.ndarray], np.ndarray] | N
     values : callable, optional
         Maps a slice of ``X.data`` to the values to multiply instead, of ``table``'s dtype
         (e.g. ``x > t`` as float64 for binary features), applied block by block.
+    inspect : callable, optional
+        Called on every cache-sized block of ``X.data`` (each stored value once) before the
+        block is mapped and multiplied, e.g. to check the values while they are in cache
+        (:class:`bayesnb.validation.ValueScan`); may be called from several threads.
 
     Returns
     -------
@@ -140,6 +149,8 @@ def csr_dot(X, table: np.ndarray, values: Callable[[np.ndarray], np.ndarray] | N
         and X.indices.dtype == X.indptr.dtype
     )
     if not usable:
+        if inspect is not None:
+            inspect(data)
         if values is not None:
             X = sp.csr_matrix((values(data), X.indices, X.indptr), shape=X.shape)
         return np.asarray(X @ table)
@@ -150,21 +161,32 @@ def csr_dot(X, table: np.ndarray, values: Callable[[np.ndarray], np.ndarray] | N
     indptr, indices = X.indptr, X.indices
     threads = n_threads() if X.nnz >= _PARALLEL_FROM else 1
     bounds = _splits(indptr, 4 * threads if threads > 1 else 1)
+    by_blocks = values is not None or inspect is not None
 
     def task(r0: int, r1: int) -> Callable[[], None]:
         def run() -> None:
-            if values is None:
+            if not by_blocks:
                 ptr = indptr[r0 : r1 + 1]  # absolute offsets into the full index arrays
                 csr_matvecs(r1 - r0, v, k, ptr, indices, data, flat, out[r0:r1].ravel())
                 return
-            # Stored values of this range, mapped a cache-sized block at a time.
+            # Stored values of this range, a cache-sized block at a time: inspected, mapped
+            # and multiplied while in cache (rows are independent: the same sums as above).
             blocks = max(1, int(indptr[r1] - indptr[r0]) // _BLOCK_VALUES)
             sub = _splits(indptr[r0 : r1 + 1], blocks) + r0
             for a, b in itertools.pairwise(sub.tolist()):
-                s0, s1 = indptr[a], indptr[b]
-                block = np.asarray(values(data[s0:s1]), dtype=dtype)
-                ptr = indptr[a : b + 1] - s0
-                csr_matvecs(b - a, v, k, ptr, indices[s0:s1], block, flat, out[a:b].ravel())
+                s0, s1 = int(indptr[a]), int(indptr[b])
+                part = data[s0:s1]
+                ptr = indptr[a : b + 1]
+                if values is None:  # absolute offsets into the full index arrays
+                    if inspect is not None:
+                        inspect(part)
+                    csr_matvecs(b - a, v, k, ptr, indices, data, flat, out[a:b].ravel())
+                else:
+                    if inspect is not None:
+                        inspect(part)
+                    block = np.asarray(values(part), dtype=dtype)
+                    ptr = ptr - s0
+                    csr_matvecs(b - a, v, k, ptr, indices[s0:s1], block, flat, out[a:b].ravel())
 
         return run
 

@@ -41,16 +41,19 @@ def _dot(X, table_t: np.ndarray) -> np.ndarray:
     return np.asarray(X @ table_t)
 
 
-def dot_log_table(X, log_table: np.ndarray, table_t: np.ndarray | None = None) -> np.ndarray:
+def dot_log_table(
+    X, log_table: np.ndarray, table_t: np.ndarray | None = None, inspect=None
+) -> np.ndarray:
     """``X @ log_table.T`` with ``0 · (-inf) = 0``; shape (n_samples, n_classes).
 
     A document with a positive value on a feature whose log-probability is ``-inf`` gets
     ``-inf`` for that class. ``table_t``: ``log_table.T`` C-contiguous (the layout of the
     sparse product) from :func:`scoring_table`, when the caller keeps it; None for a table
-    with ``-inf``.
+    with ``-inf``. ``inspect``: see :func:`bayesnb.scoring.blocks.csr_dot` (used by the
+    single product of sparse X and ``table_t`` only).
     """
     if table_t is not None and sp.issparse(X):
-        return _dot(X, table_t)
+        return csr_dot(X, table_t, inspect=inspect)
     inf = np.isneginf(log_table)
     if not inf.any():
         return _dot(X, log_table.T)
@@ -110,6 +113,7 @@ def bernoulli_jll(
     missing=None,
     threshold: float | None = None,
     linear=None,
+    inspect=None,
 ) -> np.ndarray:
     """Σ_j [x_j log φ_cj + (1 - x_j) log(1 - φ_cj)] for binary ``Xb``.
 
@@ -124,6 +128,8 @@ def bernoulli_jll(
     the tables' dtype); a sparse ``Xb`` scored by the single product of smoothed estimates is
     binarised a cache-sized block at a time inside that product, without a binarised copy.
     ``linear``: :func:`bernoulli_linear` of the tables, when the caller keeps it.
+    ``inspect``: see :func:`bayesnb.scoring.blocks.csr_dot`, for that single product only;
+    it must return the block's minimum (as :class:`bayesnb.validation.ValueScan` does).
     """
     if linear is None:
         linear = bernoulli_linear(log_p, log_q)
@@ -131,10 +137,22 @@ def bernoulli_jll(
         if missing is None and linear is not None and sp.issparse(Xb) and Xb.format == "csr":
             table_t, offset = linear
 
+            ones = [np.ones(0, dtype=table_t.dtype)]  # grown on demand, shared read-only
+
             def binary(values: np.ndarray) -> np.ndarray:
+                # Counts: usually every stored value is above the threshold (a minimum is
+                # several times cheaper than the comparison and its conversion); an
+                # ``inspect`` returns the block's minimum (ValueScan does).
+                low = values.min() if inspect is None else inspect(values)
+                if values.size and low > threshold:
+                    buf = ones[0]
+                    if buf.size < values.size:
+                        buf = ones[0] = np.ones(2 * values.size, dtype=table_t.dtype)
+                    return buf[: values.size]
                 return (values > threshold).astype(table_t.dtype)
 
-            return _add_in_place(csr_dot(Xb, table_t, values=binary), offset)
+            jll = csr_dot(Xb, table_t, values=binary)  # the map does the inspecting
+            return _add_in_place(jll, offset)
         from bayesnb.stats.discrete import binarize
 
         Xb = binarize(Xb, threshold).astype(np.result_type(log_p, log_q), copy=False)
