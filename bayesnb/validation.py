@@ -337,15 +337,16 @@ class ValueScan:
     A block's minimum and maximum (vectorised reductions, several times faster than a sum)
     say as much as its sum would: both are finite exactly when every value is (NaN
     propagates through them). ``maximum=False`` takes minima only, for a product of a table
-    of finite values ≤ 0 (log-probabilities) whose scores are handed to :meth:`check`: an
-    infinite value makes every score of its row ``-inf`` or NaN, so the scores' minimum
-    tells what the values' maximum would have.
+    of finite values ≤ 0 (log-probabilities) that hands its output rows to :meth:`scores`
+    (``csr_dot``'s ``finish``): an infinite value makes every score of its row ``-inf`` or
+    NaN, so the scores' minimum tells what the values' maximum would have.
     """
 
     def __init__(self, maximum: bool = True) -> None:
         self._pending: tuple | None = None
         self._maximum = maximum
         self._blocks: list[tuple[float, float, int]] = []  # (minimum, maximum, size) of each
+        self._score_blocks: list[tuple[float, int]] = []  # (minimum, rows) of each
 
     def defer(self, estimator, X, **checks) -> None:
         """Take over the value checks of ``X`` (``check_X``'s keyword arguments)."""
@@ -365,21 +366,28 @@ class ValueScan:
             self._blocks.append((low, high, block.size))
         return low
 
-    def check(self, scores: np.ndarray | None = None) -> None:
-        """Raise check_X's error for the deferred X, if its values call for one.
+    def scores(self, rows: np.ndarray) -> None:
+        """Take the minimum of one block of the product's output rows (``maximum=False``)."""
+        if self._pending is not None and rows.size:
+            self._score_blocks.append((rows.min(), rows.shape[0]))
 
-        ``scores``: the product's output, needed (and only read) under ``maximum=False``.
-        """
+    def check(self) -> None:
+        """Raise check_X's error for the deferred X, if its values call for one."""
         if self._pending is None:
             return
         estimator, X, checks = self._pending
         self._pending = None
         values = _finite_values(X)
         complete = self._blocks and sum(b[2] for b in self._blocks) >= values.size
-        if complete and (self._maximum or scores is not None):
+        if not self._maximum:  # every row's scores seen (an empty X has none)
+            complete = complete and sum(b[1] for b in self._score_blocks) >= X.shape[0]
+        if complete:
             lows, highs, _ = np.array(self._blocks, dtype=np.float64).T
             low = lows.min()  # NaN if any value is NaN
-            top = highs.max() if self._maximum else -scores.min() if scores.size else 0.0
+            if self._maximum:
+                top = highs.max()
+            else:
+                top = -np.min([b[0] for b in self._score_blocks])
             total = 0.0 if np.isfinite(low) and np.isfinite(top) else np.nan
         else:  # no product read every value: one pass of its own
             total, low = sum_and_min(values, minimum=checks["nonnegative"])

@@ -48,7 +48,7 @@ class _DiscreteNB(GenerativeClassifier):
     _scores_show_infinity = False
 
     def _product_reads_values(self) -> bool:
-        """Whether ``_log_likelihood(X, inspect=...)`` scores sparse X by one product that
+        """Whether ``_log_likelihood(X, scan=...)`` scores sparse X by one product that
         reads X's stored values unchanged and nothing else before (so their checks can run
         inside it, and an error is raised before any other effect of a bad value)."""
         return False
@@ -64,8 +64,8 @@ class _DiscreteNB(GenerativeClassifier):
         # values as the scoring product reads it: no pass over X of their own.
         scan = ValueScan(maximum=not self._scores_show_infinity)
         X = self._check_input(X, reset=False, scan=scan)
-        jll = self._log_likelihood(X, inspect=scan)
-        scan.check(jll)
+        jll = self._log_likelihood(X, scan=scan)
+        scan.check()
         return jll
 
     def _check_params(self) -> None:

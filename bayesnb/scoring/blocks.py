@@ -118,7 +118,8 @@ def csr_dot(
     X,
     table: np.ndarray,
     values: Callable[[np.ndarray], np.ndarray] | None = None,
-    inspect: Callable[[np.ndarray], None] | None = None,
+    inspect: Callable[[np.ndarray], object] | None = None,
+    finish: Callable[[np.ndarray], None] | None = None,
 ):
     """``X @ table`` for CSR ``X``, by row blocks in threads, equal to SciPy's bit for bit.
 
@@ -133,6 +134,10 @@ def csr_dot(
         Called on every cache-sized block of ``X.data`` (each stored value once) before the
         block is mapped and multiplied, e.g. to check the values while they are in cache
         (:class:`bayesnb.validation.ValueScan`); may be called from several threads.
+    finish : callable, optional
+        Called on every block of output rows right after its product, while it is in cache
+        (to add a constant in place, say, or check the scores); may be called from several
+        threads, and must only read or write the block it is given.
 
     Returns
     -------
@@ -153,7 +158,10 @@ def csr_dot(
             inspect(data)
         if values is not None:
             X = sp.csr_matrix((values(data), X.indices, X.indptr), shape=X.shape)
-        return np.asarray(X @ table)
+        out = np.asarray(X @ table)
+        if finish is not None:
+            finish(out)
+        return out
     n, v = X.shape
     k = table.shape[1]
     flat = np.ascontiguousarray(table).ravel()
@@ -161,7 +169,7 @@ def csr_dot(
     indptr, indices = X.indptr, X.indices
     threads = n_threads() if X.nnz >= _PARALLEL_FROM else 1
     bounds = _splits(indptr, 4 * threads if threads > 1 else 1)
-    by_blocks = values is not None or inspect is not None
+    by_blocks = values is not None or inspect is not None or finish is not None
 
     def task(r0: int, r1: int) -> Callable[[], None]:
         def run() -> None:
@@ -170,23 +178,24 @@ def csr_dot(
                 csr_matvecs(r1 - r0, v, k, ptr, indices, data, flat, out[r0:r1].ravel())
                 return
             # Stored values of this range, a cache-sized block at a time: inspected, mapped
-            # and multiplied while in cache (rows are independent: the same sums as above).
+            # and multiplied while in cache (rows are independent: the same sums as above),
+            # then the block's output rows finished while they are in cache.
             blocks = max(1, int(indptr[r1] - indptr[r0]) // _BLOCK_VALUES)
             sub = _splits(indptr[r0 : r1 + 1], blocks) + r0
             for a, b in itertools.pairwise(sub.tolist()):
                 s0, s1 = int(indptr[a]), int(indptr[b])
                 part = data[s0:s1]
                 ptr = indptr[a : b + 1]
+                if inspect is not None:
+                    inspect(part)
                 if values is None:  # absolute offsets into the full index arrays
-                    if inspect is not None:
-                        inspect(part)
                     csr_matvecs(b - a, v, k, ptr, indices, data, flat, out[a:b].ravel())
                 else:
-                    if inspect is not None:
-                        inspect(part)
                     block = np.asarray(values(part), dtype=dtype)
                     ptr = ptr - s0
                     csr_matvecs(b - a, v, k, ptr, indices[s0:s1], block, flat, out[a:b].ravel())
+                if finish is not None:
+                    finish(out[a:b])
 
         return run
 

@@ -42,18 +42,18 @@ def _dot(X, table_t: np.ndarray) -> np.ndarray:
 
 
 def dot_log_table(
-    X, log_table: np.ndarray, table_t: np.ndarray | None = None, inspect=None
+    X, log_table: np.ndarray, table_t: np.ndarray | None = None, inspect=None, finish=None
 ) -> np.ndarray:
     """``X @ log_table.T`` with ``0 · (-inf) = 0``; shape (n_samples, n_classes).
 
     A document with a positive value on a feature whose log-probability is ``-inf`` gets
     ``-inf`` for that class. ``table_t``: ``log_table.T`` C-contiguous (the layout of the
     sparse product) from :func:`scoring_table`, when the caller keeps it; None for a table
-    with ``-inf``. ``inspect``: see :func:`bayesnb.scoring.blocks.csr_dot` (used by the
-    single product of sparse X and ``table_t`` only).
+    with ``-inf``. ``inspect``, ``finish``: see :func:`bayesnb.scoring.blocks.csr_dot`
+    (used by the single product of sparse X and ``table_t`` only).
     """
     if table_t is not None and sp.issparse(X):
-        return csr_dot(X, table_t, inspect=inspect)
+        return csr_dot(X, table_t, inspect=inspect, finish=finish)
     inf = np.isneginf(log_table)
     if not inf.any():
         return _dot(X, log_table.T)
@@ -151,8 +151,12 @@ def bernoulli_jll(
                     return buf[: values.size]
                 return (values > threshold).astype(table_t.dtype)
 
-            jll = csr_dot(Xb, table_t, values=binary)  # the map does the inspecting
-            return _add_in_place(jll, offset)
+            def add_offset(rows: np.ndarray) -> None:  # Σ_j log(1 - φ_cj), while in cache
+                rows += offset
+
+            if np.result_type(table_t, offset) != table_t.dtype:
+                return _add_in_place(csr_dot(Xb, table_t, values=binary), offset)
+            return csr_dot(Xb, table_t, values=binary, finish=add_offset)  # binary inspects
         from bayesnb.stats.discrete import binarize
 
         Xb = binarize(Xb, threshold).astype(np.result_type(log_p, log_q), copy=False)

@@ -160,14 +160,14 @@ class BernoulliNB(_MissingCounts, _DiscreteNB):
         valid = isinstance(t, Real) and not isinstance(t, bool) and np.isfinite(t) and t >= 0
         return valid and self._linear() is not None
 
-    def _log_likelihood(self, X, inspect=None) -> np.ndarray:
+    def _log_likelihood(self, X, scan=None) -> np.ndarray:
         M = self._split_missing(X)[1] if self._missing == "ignore" else None
         log_p, log_q = self.feature_log_prob_, self.feature_log_neg_prob_
         linear = self._linear()
         if self.binarize is not None and sp.issparse(X):
             # Binarised inside the scoring product, a block at a time: no binarised copy of X.
             return bernoulli_jll(
-                X, log_p, log_q, missing=M, threshold=self.binarize, linear=linear, inspect=inspect
+                X, log_p, log_q, missing=M, threshold=self.binarize, linear=linear, inspect=scan
             )
         Xb = self._as_dtype(self._encode(X))
         return bernoulli_jll(Xb, log_p, log_q, missing=M, linear=linear)

@@ -177,12 +177,14 @@ class MultinomialNB(_DiscreteNB):
             and self._scoring_table() is not None
         )
 
-    def _log_likelihood(self, X, inspect=None) -> np.ndarray:
+    def _log_likelihood(self, X, scan=None) -> np.ndarray:
         X, M = self._split_missing(X)
         if self.estimate == "bayes":
             return polya_jll(X, self.posterior_.concentration, self._pooled, missing=M)
         table, table_t = self.feature_log_prob_, self._scoring_table()
-        jll = dot_log_table(self._as_dtype(X), table, table_t, inspect=inspect)
+        # ``scan`` (a ValueScan without maxima) checks the values and the scores in the product.
+        finish = None if scan is None else scan.scores
+        jll = dot_log_table(self._as_dtype(X), table, table_t, inspect=scan, finish=finish)
         if M is not None:
             jll = jll + observed_mass_correction(X, M, self.feature_log_prob_, self._pooled)
         return jll
