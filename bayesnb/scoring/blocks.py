@@ -7,7 +7,9 @@ n_classes) scores. Both are done here by blocks of rows:
   row over that row's stored values in storage order) on contiguous row ranges, in threads:
   the kernel releases the GIL, and a row's sum does not depend on which block it is in, so
   the result equals ``X @ table`` bit for bit. A ``values`` map (a threshold, say) is applied
-  to one block of stored values at a time, so no transformed copy of X is made.
+  to one block of stored values at a time, so no transformed copy of X is made; ``inspect``
+  sees each block of stored values while it is in cache (the value checks of validation) and
+  ``finish`` each block of output rows right after its product (a constant added in place).
 - :func:`for_row_blocks` runs element-wise passes (the softmax) on blocks of rows that stay
   in cache, instead of one pass over the whole score matrix per operation, again in threads.
   Element-wise operations, maxima, and sums over classes taken in NumPy's own order
@@ -40,8 +42,9 @@ __all__ = ["csr_dot", "for_row_blocks", "n_threads", "row_sums_by_columns", "sum
 _MAX_THREADS = 8
 # Below this many stored values (or score cells) one thread is faster than starting several.
 _PARALLEL_FROM = 1 << 18
-# Stored values per block of a ``values`` map, and score cells per softmax block: the block's
-# arrays stay in a core's L2 cache (~256 KiB-1 MiB) between the passes over it.
+# Stored values per block of a ``values`` map or an ``inspect`` (512 KiB of float64), and
+# score cells per block of element-wise passes: the block's arrays stay in a core's L2 cache
+# between the passes over it.
 _BLOCK_VALUES = 1 << 16
 _BLOCK_CELLS = 1 << 14
 
