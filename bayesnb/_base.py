@@ -61,8 +61,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
       changing ``self`` (so Dask workers can run it), and ``_merge_statistics(stats)``: add
       them to the fitted statistics; ``_count`` is the two in turn;
     - ``_log_likelihood(X)``: per-class log-likelihood, shape (n_samples, n_classes), under
-      ``self.estimate`` (the class prior excluded), in a new array the caller may overwrite
-      (``predict_proba`` writes the probabilities into it).
+      ``self.estimate`` (the class prior excluded), a new array the caller may overwrite.
 
     Missing values: a subclass with a ``missing`` parameter (``"error"`` | ``"ignore"``) passes
     ``missing=self._missing`` to validation, which refuses NaN under ``"error"`` and lets it
@@ -448,8 +447,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
 
     # -- prediction --------------------------------------------------------------------------
     def _checked_log_likelihood(self, X) -> np.ndarray:
-        """``_log_likelihood`` of X as given: validated first (the discrete models check the
-        values of sparse X inside their scoring product instead)."""
+        """``_log_likelihood`` of X as given, validated first (or inside the product)."""
         return self._log_likelihood(self._check_input(X, reset=False))
 
     # A Dask array X gives a lazy Dask array, scored block by block (bayesnb.distributed).
@@ -471,8 +469,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         if _is_dask(X):
             return _dask_predict(self, "predict_proba", X)
         check_fitted(self)
-        # The joint log-probability of predict_joint_log_proba, its prior added block by block
-        # inside the softmax (no separate pass over the scores), which overwrites the scores.
+        # The prior is added inside the softmax (no pass of its own), written over the scores.
         prior = self.class_log_prior_
         return normalize_proba(self._checked_log_likelihood(X), prior, offset=prior, overwrite=True)
 
