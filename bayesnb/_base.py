@@ -13,6 +13,8 @@ from contextlib import contextmanager
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from bayesnb._dask import dask_predict as _dask_predict
+from bayesnb._dask import is_dask as _is_dask
 from bayesnb.posterior.discrete import DirichletPosterior
 from bayesnb.scoring import normalize_log_proba, normalize_proba
 from bayesnb.validation import (
@@ -30,23 +32,12 @@ from bayesnb.validation import (
 __all__ = ["GenerativeClassifier"]
 
 
-def _is_dask(X) -> bool:
-    """True for a Dask collection (array, bag), detected without importing dask."""
-    return hasattr(X, "__dask_graph__")
-
-
 def _require_y(estimator, y):
     if y is None:
         raise ValueError(
             f"{type(estimator).__name__} requires y to be passed, but the target y is None"
         )
     return y
-
-
-def _dask_predict(estimator, method: str, X):
-    from bayesnb.distributed import predict_method
-
-    return predict_method(estimator, method, X)
 
 
 class GenerativeClassifier(ClassifierMixin, BaseEstimator):

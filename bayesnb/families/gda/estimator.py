@@ -11,7 +11,9 @@ import warnings
 
 import numpy as np
 
-from bayesnb._base import GenerativeClassifier, _dask_predict, _is_dask
+from bayesnb._base import GenerativeClassifier
+from bayesnb._dask import dask_predict as _dask_predict
+from bayesnb._dask import is_dask as _is_dask
 from bayesnb.posterior.gaussian import NormalInverseWishartPosterior
 from bayesnb.priors.gaussian import NormalInverseWishart
 from bayesnb.scoring import normalize_log_proba
