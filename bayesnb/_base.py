@@ -52,7 +52,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
       changing ``self`` (so Dask workers can run it), and ``_merge_statistics(stats)``: add
       them to the fitted statistics; ``_count`` is the two in turn;
     - ``_log_likelihood(X)``: per-class log-likelihood, shape (n_samples, n_classes), under
-      ``self.estimate`` (the class prior excluded), a new array the caller may overwrite.
+      ``self.estimate`` (the class prior excluded).
 
     Missing values: a subclass with a ``missing`` parameter (``"error"`` | ``"ignore"``) passes
     ``missing=self._missing`` to validation, which refuses NaN under ``"error"`` and lets it
@@ -437,17 +437,14 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         return tables[full_key]
 
     # -- prediction --------------------------------------------------------------------------
-    def _checked_log_likelihood(self, X) -> np.ndarray:
-        """``_log_likelihood`` of X as given, validated first (or inside the product)."""
-        return self._log_likelihood(self._check_input(X, reset=False))
-
     # A Dask array X gives a lazy Dask array, scored block by block (bayesnb.distributed).
     def predict_joint_log_proba(self, X) -> np.ndarray:
         """log p(x, c) for every document and class, shape (n_samples, n_classes)."""
         if _is_dask(X):
             return _dask_predict(self, "predict_joint_log_proba", X)
         check_fitted(self)
-        return self._checked_log_likelihood(X) + self.class_log_prior_
+        X = self._check_input(X, reset=False)
+        return self._log_likelihood(X) + self.class_log_prior_
 
     def predict_log_proba(self, X) -> np.ndarray:
         """log p(c | x), normalised in log space, shape (n_samples, n_classes)."""
@@ -460,9 +457,11 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         if _is_dask(X):
             return _dask_predict(self, "predict_proba", X)
         check_fitted(self)
-        # The prior is added inside the softmax (no pass of its own), written over the scores.
+        X = self._check_input(X, reset=False)
+        # The joint log-probability of predict_joint_log_proba, its prior added block by block
+        # inside the softmax (no separate pass over the scores).
         prior = self.class_log_prior_
-        return normalize_proba(self._checked_log_likelihood(X), prior, offset=prior, overwrite=True)
+        return normalize_proba(self._log_likelihood(X), prior, offset=prior)
 
     def predict(self, X) -> np.ndarray:
         """The most probable class of every document."""

@@ -32,7 +32,6 @@ __all__ = [
     "ESTIMATES",
     "MISSING",
     "MissingValueWarning",
-    "ValueScan",
     "check_X",
     "check_X_y",
     "check_alpha",
@@ -235,7 +234,6 @@ def check_X(
     allow_sparse: bool = True,
     missing: str = "error",
     finite: bool = True,
-    scan: ValueScan | None = None,
 ):
     """Validate a feature matrix (and optionally labels) for ``estimator``.
 
@@ -265,9 +263,6 @@ def check_X(
         False skips the scan for NaN and infinity (and needs ``nonnegative=False``,
         ``integer=False``): the caller checks afterwards with :func:`check_finite`, e.g. only
         when a product of X came out non-finite.
-    scan : ValueScan, optional
-        For sparse X, leave the value checks (finiteness, sign, integers) to ``scan``: the
-        caller hands it to the product that reads X and calls ``scan.check()`` afterwards.
 
     Returns
     -------
@@ -294,22 +289,9 @@ def check_X(
         if nonnegative or integer:
             raise ValueError("check_X(finite=False) cannot check nonnegative or integer values")
         return (X, y) if y is not None else X
-    if scan is not None and sp.issparse(X):
-        # The scoring product reads the stored values anyway: they are checked as it reads
-        # them (scan.check raises what the lines below would have).
-        scan.defer(estimator, X, nonnegative=nonnegative, integer=integer, missing=missing)
-    else:
-        values = _finite_values(X)
-        # One pass over the values gives their sum (finite: no NaN, no infinity) and minimum.
-        total, low = sum_and_min(values, minimum=nonnegative)
-        _check_values(estimator, X, values, total, low, nonnegative, integer, missing)
-    if y is not None:
-        return X, y
-    return X
-
-
-def _check_values(estimator, X, values, total, low, nonnegative, integer, missing) -> None:
-    """The value checks of :func:`check_X` from the values' sum and minimum."""
+    values = _finite_values(X)
+    # One pass over the values gives their sum (finite: no NaN, no infinity) and minimum.
+    total, low = sum_and_min(values, minimum=nonnegative)
     if _check_finite(estimator, X, check_missing(missing), total):
         values = values[~np.isnan(values)]  # the checks below are about observed values
         low = values.min() if nonnegative and values.size else 0.0
@@ -323,75 +305,9 @@ def _check_values(estimator, X, values, total, low, nonnegative, integer, missin
             f"Non-integer values in data passed to {type(estimator).__name__}: categories must "
             "be integers 0, 1, 2, ..."
         )
-
-
-class ValueScan:
-    """The value checks of :func:`check_X` on sparse X, done by the product that reads X.
-
-    Passed as ``check_X(..., scan=scan)``, it takes over the checks of a sparse X's stored
-    values; a scoring product given it as ``inspect`` (:func:`bayesnb.scoring.blocks.csr_dot`)
-    calls it on each block of stored values while the block is in cache, so the checks cost
-    no pass over memory of their own. :meth:`check`, after the product, raises what
-    ``check_X`` would have raised (scanning X itself when no product fed it).
-
-    A block's minimum and maximum (vectorised reductions, several times faster than a sum)
-    say as much as its sum would: both are finite exactly when every value is (NaN
-    propagates through them). ``maximum=False`` takes minima only, for a product of a table
-    of finite values ≤ 0 (log-probabilities) that hands its output rows to :meth:`scores`
-    (``csr_dot``'s ``finish``): an infinite value makes every score of its row ``-inf`` or
-    NaN, so the scores' minimum tells what the values' maximum would have.
-    """
-
-    def __init__(self, maximum: bool = True) -> None:
-        self._pending: tuple | None = None
-        self._maximum = maximum
-        self._blocks: list[tuple[float, float, int]] = []  # (minimum, maximum, size) of each
-        self._score_blocks: list[tuple[float, int]] = []  # (minimum, rows) of each
-
-    def defer(self, estimator, X, **checks) -> None:
-        """Take over the value checks of ``X`` (``check_X``'s keyword arguments)."""
-        self._pending = (estimator, X, checks)
-
-    def __call__(self, block: np.ndarray) -> float:
-        """Take the extremes of one block of stored values (thread-safe: one append).
-
-        Returns the block's minimum (NaN if it holds NaN; ``inf`` for an empty block), for a
-        caller that needs it too (a threshold).
-        """
-        if not block.size:
-            return np.inf
-        low = block.min()
-        if self._pending is not None:
-            high = block.max() if self._maximum else -np.inf
-            self._blocks.append((low, high, block.size))
-        return low
-
-    def scores(self, rows: np.ndarray) -> None:
-        """Take the minimum of one block of the product's output rows (``maximum=False``)."""
-        if self._pending is not None and rows.size:
-            self._score_blocks.append((rows.min(), rows.shape[0]))
-
-    def check(self) -> None:
-        """Raise check_X's error for the deferred X, if its values call for one."""
-        if self._pending is None:
-            return
-        estimator, X, checks = self._pending
-        self._pending = None
-        values = _finite_values(X)
-        complete = self._blocks and sum(b[2] for b in self._blocks) >= values.size
-        if not self._maximum:  # every row's scores seen (an empty X has none)
-            complete = complete and sum(b[1] for b in self._score_blocks) >= X.shape[0]
-        if complete:
-            lows, highs, _ = np.array(self._blocks, dtype=np.float64).T
-            low = lows.min()  # NaN if any value is NaN
-            if self._maximum:
-                top = highs.max()
-            else:
-                top = -np.min([b[0] for b in self._score_blocks])
-            total = 0.0 if np.isfinite(low) and np.isfinite(top) else np.nan
-        else:  # no product read every value: one pass of its own
-            total, low = sum_and_min(values, minimum=checks["nonnegative"])
-        _check_values(estimator, X, values, total, low, **checks)
+    if y is not None:
+        return X, y
+    return X
 
 
 def check_X_y(estimator, X, y, *, reset: bool, **kwargs):

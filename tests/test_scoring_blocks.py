@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from contextlib import nullcontext
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from bayesnb import GDA, BernoulliNB, MultinomialNB, validation
+from bayesnb import GDA, BernoulliNB, MultinomialNB
 from bayesnb.scoring import blocks
 from bayesnb.scoring.blocks import csr_dot, n_threads, sum_and_min
 from bayesnb.scoring.discrete import normalize_proba
-from bayesnb.validation import ValueScan, check_X
 
 
 @pytest.fixture
@@ -130,13 +127,7 @@ def test_sum_and_min(small_blocks):
 def test_models_score_the_same_in_blocks(small_blocks, monkeypatch):
     X, _ = _corpus(seed=4)
     y = np.arange(X.shape[0]) % 3
-    models = (
-        MultinomialNB(),
-        BernoulliNB(),
-        BernoulliNB(binarize=1.0),
-        MultinomialNB(dtype="float32"),
-    )
-    for model in models:
+    for model in (MultinomialNB(), BernoulliNB(binarize=1.0), MultinomialNB(dtype="float32")):
         model.fit(X, y)
         blocked = model.predict_proba(X), model.predict_joint_log_proba(X)
         monkeypatch.setattr(blocks, "csr_matvecs", None)  # SciPy's ``@`` on the whole matrix
@@ -167,94 +158,6 @@ def test_validation_in_one_pass_still_refuses_bad_counts():
     bad.data[4] = -1.0
     with pytest.raises(ValueError, match="minimum found -1"):
         ignoring.predict_proba(bad)
-
-
-def _message(fn) -> str:
-    with pytest.raises(ValueError) as info:
-        fn()
-    return str(info.value)
-
-
-@pytest.mark.parametrize("threads", ["1", "3"])
-def test_checks_inside_the_product_refuse_what_check_X_refuses(small_blocks, monkeypatch, threads):
-    monkeypatch.setenv("BAYESNB_NUM_THREADS", threads)
-    X, _ = _corpus(seed=8)
-    y = np.arange(X.shape[0]) % 3
-    models = (
-        MultinomialNB(),
-        MultinomialNB(estimate="map"),
-        MultinomialNB(dtype="float32"),
-        BernoulliNB(),
-        BernoulliNB(binarize=2.5),
-    )
-    bad_values = (np.nan, np.inf, -np.inf, -2.0)
-    for model in models:
-        model.fit(X, y)
-        for where in (0, X.nnz // 2, X.nnz - 1):
-            for value in bad_values:
-                bad = X.copy()
-                bad.data[where] = value
-                if value == -2.0 and isinstance(model, BernoulliNB):
-                    # BernoulliNB takes any finite value (thresholded): scored, not refused.
-                    other = bad.copy()
-                    other.data[where] = -7.0  # also below the threshold: the same scores
-                    assert np.array_equal(model.predict_proba(bad), model.predict_proba(other))
-                    continue
-                # The message check_X gives when it scans X itself (dense input: no deferral).
-                expected = _message(lambda b=bad, e=model: check_X(e, b, reset=False, **_kw(e)))
-                for method in ("predict_proba", "predict_log_proba", "predict"):
-                    assert _message(lambda b=bad, e=model, m=method: getattr(e, m)(b)) == expected
-        assert model._product_reads_values() == (model.dtype == "float64"), model
-        if model._product_reads_values():  # no pass over X of the checks' own
-            expected = model.predict_proba(X)
-            with monkeypatch.context() as m:
-                m.setattr(validation, "sum_and_min", None)
-                assert np.array_equal(model.predict_proba(X), expected)
-        # Finite values whose scores overflow to -inf are scored, not refused.
-        huge = X.copy()
-        huge.data[:] = 1e308
-        with pytest.warns(RuntimeWarning) if isinstance(model, MultinomialNB) else nullcontext():
-            assert np.isfinite(model.predict_proba(huge)).all()
-
-
-def _kw(model) -> dict:
-    return dict(nonnegative=model._nonnegative, integer=model._integer, missing=model._missing)
-
-
-def test_value_scan_without_a_product_scans_itself():
-    X, _ = _corpus(seed=9)
-    model = MultinomialNB().fit(X, np.arange(X.shape[0]) % 2)
-    bad = X.copy()
-    bad.data[7] = -1.0
-    for maximum in (True, False):
-        scan = ValueScan(maximum=maximum)
-        check_X(model, bad, reset=False, nonnegative=True, scan=scan)  # deferred
-        with pytest.raises(ValueError, match="minimum found -1"):
-            scan.check()  # nothing fed it: one pass of its own
-    scan = ValueScan()
-    assert check_X(model, X.toarray(), reset=False, scan=scan) is not None
-    scan.check()  # dense X was checked at once: nothing deferred
-
-
-def test_softmax_in_place_equals_a_fresh_array(small_blocks):
-    rng = np.random.default_rng(11)
-    for k in (3, 20):
-        joint = rng.normal(size=(203, k)) * 40
-        joint[[4, 150]] = -np.inf  # impossible rows: the prior fallback
-        prior = np.log(rng.dirichlet(np.ones(k)))
-        with pytest.warns(RuntimeWarning, match="2 document"):
-            fresh = normalize_proba(joint, prior, offset=prior)
-        scratch = joint.copy()
-        with pytest.warns(RuntimeWarning, match="2 document"):
-            out = normalize_proba(scratch, prior, offset=prior, overwrite=True)
-        assert out is scratch and np.array_equal(out, fresh)
-        view = joint.copy()[:, :]  # not its own data: a new array, the scores untouched
-        kept = view.copy()
-        with pytest.warns(RuntimeWarning):
-            assert np.array_equal(
-                normalize_proba(view[:], prior, offset=prior, overwrite=True), fresh
-            )
-        assert np.array_equal(view, kept, equal_nan=True)
 
 
 def test_gda_checks_finiteness_on_its_scores():

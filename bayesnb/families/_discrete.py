@@ -13,7 +13,6 @@ from bayesnb.stats.discrete import (
     count_features,
 )
 from bayesnb.validation import (
-    ValueScan,
     check_X,
     check_X_y,
 )
@@ -32,7 +31,7 @@ class _DiscreteNB(GenerativeClassifier):
     _nonnegative = True
     _integer = False
 
-    def _check_input(self, X, y=None, *, reset, scan=None):
+    def _check_input(self, X, y=None, *, reset):
         kw = dict(
             reset=reset,
             nonnegative=self._nonnegative,
@@ -40,33 +39,8 @@ class _DiscreteNB(GenerativeClassifier):
             missing=self._missing,
         )
         if y is None:
-            return check_X(self, X, scan=scan, **kw)
+            return check_X(self, X, **kw)
         return check_X_y(self, X, y, **kw)
-
-    # Whether the scores of that product show an infinite value (a -inf or NaN row: a table
-    # of log-probabilities, not thresholded), so the value checks need no maximum.
-    _scores_show_infinity = False
-
-    def _product_reads_values(self) -> bool:
-        """Whether ``_log_likelihood(X, scan=...)`` scores sparse X by one product that
-        reads X's stored values unchanged and nothing else before (so their checks can run
-        inside it, and an error is raised before any other effect of a bad value)."""
-        return False
-
-    def _checked_log_likelihood(self, X) -> np.ndarray:
-        try:
-            fused = self._missing == "error" and self._product_reads_values()
-        except Exception:  # a bad parameter: raised in the usual order, after the X checks
-            fused = False
-        if not fused:
-            return super()._checked_log_likelihood(X)
-        # The value checks of sparse X (finite, non-negative) run on each block of stored
-        # values as the scoring product reads it: no pass over X of their own.
-        scan = ValueScan(maximum=not self._scores_show_infinity)
-        X = self._check_input(X, reset=False, scan=scan)
-        jll = self._log_likelihood(X, scan=scan)
-        scan.check()
-        return jll
 
     def _check_params(self) -> None:
         super()._check_params()

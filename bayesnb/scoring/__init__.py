@@ -1,8 +1,7 @@
 """Scoring: estimates or posterior predictives -> per-class log-likelihoods of new data.
 
 Discrete event models in :mod:`bayesnb.scoring.discrete`, Gaussian ones in
-:mod:`bayesnb.scoring.gaussian`; the log-space normalisation over classes in
-:mod:`bayesnb.scoring.softmax` (re-exported here).
+:mod:`bayesnb.scoring.gaussian`; the shared log-space normalisation is here.
 """
 
 from bayesnb.scoring.discrete import (

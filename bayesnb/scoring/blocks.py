@@ -7,9 +7,7 @@ n_classes) scores. Both are done here by blocks of rows:
   row over that row's stored values in storage order) on contiguous row ranges, in threads:
   the kernel releases the GIL, and a row's sum does not depend on which block it is in, so
   the result equals ``X @ table`` bit for bit. A ``values`` map (a threshold, say) is applied
-  to one block of stored values at a time, so no transformed copy of X is made; ``inspect``
-  sees each block of stored values while it is in cache (the value checks of validation) and
-  ``finish`` each block of output rows right after its product (a constant added in place).
+  to one block of stored values at a time, so no transformed copy of X is made.
 - :func:`for_row_blocks` runs element-wise passes (the softmax) on blocks of rows that stay
   in cache, instead of one pass over the whole score matrix per operation, again in threads.
   Element-wise operations, maxima, and sums over classes taken in NumPy's own order
@@ -42,10 +40,9 @@ __all__ = ["csr_dot", "for_row_blocks", "n_threads", "row_sums_by_columns", "sum
 _MAX_THREADS = 8
 # Below this many stored values (or score cells) one thread is faster than starting several.
 _PARALLEL_FROM = 1 << 18
-# Stored values per block of a ``values`` map or an ``inspect`` (512 KiB of float64), and
-# score cells per block of element-wise passes: the block's arrays stay in a core's L2 cache
-# between the passes over it.
-_BLOCK_VALUES = 1 << 16
+# Stored values per block of a ``values`` map, and score cells per softmax block: the block's
+# arrays stay in a core's L2 cache (~256 KiB-1 MiB) between the passes over it.
+_BLOCK_VALUES = 1 << 15
 _BLOCK_CELLS = 1 << 14
 
 
@@ -117,13 +114,7 @@ def _splits(weights_cum: np.ndarray, parts: int) -> np.ndarray:
     return np.unique(bounds)
 
 
-def csr_dot(
-    X,
-    table: np.ndarray,
-    values: Callable[[np.ndarray], np.ndarray] | None = None,
-    inspect: Callable[[np.ndarray], object] | None = None,
-    finish: Callable[[np.ndarray], None] | None = None,
-):
+def csr_dot(X, table: np.ndarray, values: Callable[[np.ndarray], np.ndarray] | None = None):
     """``X @ table`` for CSR ``X``, by row blocks in threads, equal to SciPy's bit for bit.
 
     Parameters
@@ -133,14 +124,6 @@ def csr_dot(
     values : callable, optional
         Maps a slice of ``X.data`` to the values to multiply instead, of ``table``'s dtype
         (e.g. ``x > t`` as float64 for binary features), applied block by block.
-    inspect : callable, optional
-        Called on every cache-sized block of ``X.data`` (each stored value once) before the
-        block is mapped and multiplied, e.g. to check the values while they are in cache
-        (:class:`bayesnb.validation.ValueScan`); may be called from several threads.
-    finish : callable, optional
-        Called on every block of output rows right after its product, while it is in cache
-        (to add a constant in place, say, or check the scores); may be called from several
-        threads, and must only read or write the block it is given.
 
     Returns
     -------
@@ -157,14 +140,9 @@ def csr_dot(
         and X.indices.dtype == X.indptr.dtype
     )
     if not usable:
-        if inspect is not None:
-            inspect(data)
         if values is not None:
             X = sp.csr_matrix((values(data), X.indices, X.indptr), shape=X.shape)
-        out = np.asarray(X @ table)
-        if finish is not None:
-            finish(out)
-        return out
+        return np.asarray(X @ table)
     n, v = X.shape
     k = table.shape[1]
     flat = np.ascontiguousarray(table).ravel()
@@ -172,33 +150,21 @@ def csr_dot(
     indptr, indices = X.indptr, X.indices
     threads = n_threads() if X.nnz >= _PARALLEL_FROM else 1
     bounds = _splits(indptr, 4 * threads if threads > 1 else 1)
-    by_blocks = values is not None or inspect is not None or finish is not None
 
     def task(r0: int, r1: int) -> Callable[[], None]:
         def run() -> None:
-            if not by_blocks:
+            if values is None:
                 ptr = indptr[r0 : r1 + 1]  # absolute offsets into the full index arrays
                 csr_matvecs(r1 - r0, v, k, ptr, indices, data, flat, out[r0:r1].ravel())
                 return
-            # Stored values of this range, a cache-sized block at a time: inspected, mapped
-            # and multiplied while in cache (rows are independent: the same sums as above),
-            # then the block's output rows finished while they are in cache.
+            # Stored values of this range, mapped a cache-sized block at a time.
             blocks = max(1, int(indptr[r1] - indptr[r0]) // _BLOCK_VALUES)
             sub = _splits(indptr[r0 : r1 + 1], blocks) + r0
             for a, b in itertools.pairwise(sub.tolist()):
-                s0, s1 = int(indptr[a]), int(indptr[b])
-                part = data[s0:s1]
-                ptr = indptr[a : b + 1]
-                if inspect is not None:
-                    inspect(part)
-                if values is None:  # absolute offsets into the full index arrays
-                    csr_matvecs(b - a, v, k, ptr, indices, data, flat, out[a:b].ravel())
-                else:
-                    block = np.asarray(values(part), dtype=dtype)
-                    ptr = ptr - s0
-                    csr_matvecs(b - a, v, k, ptr, indices[s0:s1], block, flat, out[a:b].ravel())
-                if finish is not None:
-                    finish(out[a:b])
+                s0, s1 = indptr[a], indptr[b]
+                block = np.asarray(values(data[s0:s1]), dtype=dtype)
+                ptr = indptr[a : b + 1] - s0
+                csr_matvecs(b - a, v, k, ptr, indices[s0:s1], block, flat, out[a:b].ravel())
 
         return run
 

@@ -8,12 +8,13 @@ Sparse input stays sparse: every product is sparse × dense.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln, logsumexp
 
-from bayesnb.scoring.blocks import csr_dot
-from bayesnb.scoring.softmax import normalize_log_proba, normalize_proba  # re-exported
+from bayesnb.scoring.blocks import csr_dot, for_row_blocks, row_sums_by_columns
 
 __all__ = [
     "bernoulli_jll",
@@ -36,19 +37,16 @@ def _dot(X, table_t: np.ndarray) -> np.ndarray:
     return np.asarray(X @ table_t)
 
 
-def dot_log_table(
-    X, log_table: np.ndarray, table_t: np.ndarray | None = None, inspect=None, finish=None
-) -> np.ndarray:
+def dot_log_table(X, log_table: np.ndarray, table_t: np.ndarray | None = None) -> np.ndarray:
     """``X @ log_table.T`` with ``0 · (-inf) = 0``; shape (n_samples, n_classes).
 
     A document with a positive value on a feature whose log-probability is ``-inf`` gets
     ``-inf`` for that class. ``table_t``: ``log_table.T`` C-contiguous (the layout of the
     sparse product) from :func:`scoring_table`, when the caller keeps it; None for a table
-    with ``-inf``. ``inspect``, ``finish``: see :func:`bayesnb.scoring.blocks.csr_dot`
-    (used by the single product of sparse X and ``table_t`` only).
+    with ``-inf``.
     """
     if table_t is not None and sp.issparse(X):
-        return csr_dot(X, table_t, inspect=inspect, finish=finish)
+        return _dot(X, table_t)
     inf = np.isneginf(log_table)
     if not inf.any():
         return _dot(X, log_table.T)
@@ -108,7 +106,6 @@ def bernoulli_jll(
     missing=None,
     threshold: float | None = None,
     linear=None,
-    inspect=None,
 ) -> np.ndarray:
     """Σ_j [x_j log φ_cj + (1 - x_j) log(1 - φ_cj)] for binary ``Xb``.
 
@@ -123,8 +120,6 @@ def bernoulli_jll(
     the tables' dtype); a sparse ``Xb`` scored by the single product of smoothed estimates is
     binarised a cache-sized block at a time inside that product, without a binarised copy.
     ``linear``: :func:`bernoulli_linear` of the tables, when the caller keeps it.
-    ``inspect``: see :func:`bayesnb.scoring.blocks.csr_dot`, for that single product only;
-    it must return the block's minimum (as :class:`bayesnb.validation.ValueScan` does).
     """
     if linear is None:
         linear = bernoulli_linear(log_p, log_q)
@@ -132,26 +127,10 @@ def bernoulli_jll(
         if missing is None and linear is not None and sp.issparse(Xb) and Xb.format == "csr":
             table_t, offset = linear
 
-            ones = [np.ones(0, dtype=table_t.dtype)]  # grown on demand, shared read-only
-
             def binary(values: np.ndarray) -> np.ndarray:
-                # Counts: usually every stored value is above the threshold (a minimum is
-                # several times cheaper than the comparison and its conversion); an
-                # ``inspect`` returns the block's minimum (ValueScan does).
-                low = values.min() if inspect is None else inspect(values)
-                if values.size and low > threshold:
-                    buf = ones[0]
-                    if buf.size < values.size:
-                        buf = ones[0] = np.ones(2 * values.size, dtype=table_t.dtype)
-                    return buf[: values.size]
                 return (values > threshold).astype(table_t.dtype)
 
-            def add_offset(rows: np.ndarray) -> None:  # Σ_j log(1 - φ_cj), while in cache
-                rows += offset
-
-            if np.result_type(table_t, offset) != table_t.dtype:
-                return _add_in_place(csr_dot(Xb, table_t, values=binary), offset)
-            return csr_dot(Xb, table_t, values=binary, finish=add_offset)  # binary inspects
+            return _add_in_place(csr_dot(Xb, table_t, values=binary), offset)
         from bayesnb.stats.discrete import binarize
 
         Xb = binarize(Xb, threshold).astype(np.result_type(log_p, log_q), copy=False)
@@ -465,6 +444,84 @@ def categorical_jll(
             hits -= _dot(M, inf[:, offsets].T.astype(float))
         jll[hits > 0.5] = -np.inf
     return jll
+
+
+def normalize_log_proba(joint: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
+    """Normalise joint log-probabilities over classes (log-sum-exp) into log posteriors.
+
+    Documents that every class finds impossible (all ``-inf``, as the MLE gives for a
+    feature unseen in every class) fall back to the class prior, with one
+    ``RuntimeWarning`` naming how many documents did.
+    """
+    joint, top = _with_fallback(joint, log_prior)
+    with np.errstate(divide="ignore"):
+        shifted = joint - top
+        lse = np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    return shifted - lse
+
+
+def normalize_proba(
+    joint: np.ndarray, log_prior: np.ndarray, offset: np.ndarray | None = None
+) -> np.ndarray:
+    """``exp`` of :func:`normalize_log_proba` with one exponential per cell, not two.
+
+    ``offset`` (the class log prior, say) is added to ``joint`` first. The softmax runs by
+    blocks of rows that stay in cache (:func:`bayesnb.scoring.blocks.for_row_blocks`), with
+    the same operations per row as on the whole matrix; rows that every class finds
+    impossible are redone from the class prior afterwards.
+    """
+    n, k = joint.shape
+    dtype = joint.dtype if offset is None else np.result_type(joint, offset)
+    proba = np.empty((n, k), dtype=dtype)
+    dead = np.zeros(n, dtype=bool)
+
+    def block(r0: int, r1: int) -> None:
+        # Class-major (k, rows) inside the block: every pass is a contiguous vector operation
+        # (row-major, each is a reduction or a broadcast over k-value rows).
+        t = np.empty((k, r1 - r0), dtype=dtype)
+        if offset is None:
+            t[...] = joint[r0:r1].T
+        else:
+            np.add(joint[r0:r1].T, offset[:, None], out=t)
+        top = t.max(axis=0)
+        with np.errstate(invalid="ignore"):  # an impossible row (-inf - -inf), redone below
+            t -= top
+        np.exp(t, out=t)
+        total = row_sums_by_columns(t)
+        if total is None:  # NumPy sums rows in another order: sum row-major
+            total = np.ascontiguousarray(t.T).sum(axis=1)
+        t /= total
+        proba[r0:r1] = t.T
+        dead[r0:r1] = ~np.isfinite(top)
+
+    for_row_blocks(n, k, block)
+    if dead.any():
+        rows = np.flatnonzero(dead)
+        part = joint[rows] if offset is None else joint[rows] + offset
+        part, top = _with_fallback(part, log_prior)
+        part = np.exp(part - top)
+        part /= part.sum(axis=1, keepdims=True)
+        proba[rows] = part
+    return proba
+
+
+def _with_fallback(joint: np.ndarray, log_prior: np.ndarray):
+    """Row maxima of ``joint``; impossible rows replaced by the class prior (with a warning)."""
+    top = joint.max(axis=1, keepdims=True)
+    dead = ~np.isfinite(top[:, 0])
+    if dead.any():
+        warnings.warn(
+            f"{int(dead.sum())} document(s) have probability 0 under every class (an "
+            "unsmoothed estimate, 'mle' or 'map' at alpha = 1, gives probability 0 to "
+            "features unseen in a class); their predictions fall back to the class prior. "
+            "Use estimate='mean' to smooth.",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+        joint = joint.copy()
+        joint[dead] = log_prior
+        top[dead, 0] = joint[dead].max(axis=1)
+    return joint, top
 
 
 def dcm_jll(X, concentration: np.ndarray, missing=None) -> np.ndarray:
