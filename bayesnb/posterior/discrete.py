@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["BetaPosterior", "DirichletPosterior", "check_mode_exists", "log_ratio"]
+__all__ = ["BetaPosterior", "DirichletPosterior", "check_mode_exists", "failures", "log_ratio"]
 
 
 def log_ratio(num, den) -> np.ndarray:
@@ -39,6 +39,16 @@ def _log_fractions(nums, den, fresh: bool) -> list[np.ndarray]:
             if not clean:
                 log_num[np.isnan(log_num)] = -np.inf
             out.append(log_num)
+    return out
+
+
+def failures(trials: np.ndarray, successes: np.ndarray) -> np.ndarray:
+    """``trials − successes`` of weighted counts, clipped at 0 and with exact zeros where the
+    difference is rounding (≤ 1e-12 of the trials): D and N are weighted sums rounded
+    separately (and in another order by ``partial_fit``), and the MLE of a feature seen in
+    every document of a class must be exactly 1 however the weights were added up."""
+    out = np.maximum(trials - successes, 0.0)
+    out[out <= 1e-12 * np.abs(trials)] = 0.0
     return out
 
 
@@ -150,8 +160,7 @@ class BetaPosterior:
 
     @property
     def failures(self) -> np.ndarray:
-        # Clipped: weighted sums of D and N_c are rounded separately.
-        return np.maximum(self.trials[:, None] - self.successes, 0.0)
+        return failures(self.trials[:, None], self.successes)
 
     @property
     def a(self) -> np.ndarray:

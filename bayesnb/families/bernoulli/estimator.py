@@ -6,7 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from bayesnb.families._discrete import _DiscreteNB, _MissingCounts
-from bayesnb.posterior.discrete import BetaPosterior
+from bayesnb.posterior.discrete import BetaPosterior, failures
 from bayesnb.scoring.discrete import bernoulli_jll, bernoulli_linear
 from bayesnb.stats.discrete import (
     binarize,
@@ -161,4 +161,4 @@ class _ObservedBetaPosterior(BetaPosterior):
 
     @property
     def failures(self) -> np.ndarray:
-        return np.maximum(self.trials - self.successes, 0.0)
+        return failures(self.trials, self.successes)
