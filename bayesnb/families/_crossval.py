@@ -18,10 +18,11 @@ from scipy.special import logsumexp
 
 from bayesnb.families import family_of
 from bayesnb.posterior.discrete import DirichletPosterior
+from bayesnb.stats.discrete import CANCEL, cancel_rounding
 
 __all__ = [
-    "cancel_rounding",
     "downdate",
+    "emptied",
     "label_log_likelihood",
     "learned_params",
     "learned_values",
@@ -33,9 +34,6 @@ __all__ = [
     "with_alpha",
 ]
 
-# A difference of sums below this fraction of the minuend is cancellation: the remaining
-# documents hold nothing there, and a refit would hold an exact 0.
-_CANCEL = 1e-12
 # Cells per block of a dense downdate (128 KiB per operand: in a core's L2 cache).
 _BLOCK = 1 << 14
 
@@ -61,7 +59,7 @@ def downdate(a, b):
         scale = np.asarray(ref[out.nonzero()]).ravel() if out.nnz else np.zeros(0)
         rows, cols = out.nonzero()
         vals = np.asarray(out[rows, cols]).ravel()
-        keep = np.abs(vals) > _CANCEL * scale
+        keep = np.abs(vals) > CANCEL * scale  # the rest is cancellation: a refit holds 0
         out = sp.csr_matrix((vals[keep], (rows[keep], cols[keep])), shape=out.shape)
         out.sum_duplicates()
         return out
@@ -69,8 +67,7 @@ def downdate(a, b):
     b = np.asarray(b, dtype=np.float64)
     if a.shape != b.shape or a.ndim == 0:
         out = a - b
-        out[np.abs(out) <= _CANCEL * np.abs(a)] = 0.0
-        return out
+        return cancel_rounding(out, a)
     # Elementwise, a cache-sized block at a time (a K×V table is several passes otherwise).
     out = np.empty(a.shape)  # C order: its flat view is itself
     flat, fa, fb = out.reshape(-1), a.reshape(-1), b.reshape(-1)
@@ -82,10 +79,10 @@ def downdate(a, b):
     return out
 
 
-def cancel_rounding(diff: np.ndarray, minuend: np.ndarray) -> np.ndarray:
-    """``diff`` (= minuend − subtrahend) with exact zeros where it is rounding, in place."""
-    diff[np.abs(diff) <= _CANCEL * np.abs(minuend)] = 0.0
-    return diff
+def emptied(total, removed) -> np.ndarray:
+    """Where taking ``removed`` out of the sums ``total`` leaves nothing (up to rounding):
+    the document empties its class, whose model a refit no longer has."""
+    return total - removed <= CANCEL * total
 
 
 def learned_values(est) -> list[str]:

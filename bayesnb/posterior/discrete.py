@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from bayesnb.stats.discrete import cancel_rounding
+
 __all__ = ["BetaPosterior", "DirichletPosterior", "check_mode_exists", "failures", "log_ratio"]
 
 
@@ -47,9 +49,7 @@ def failures(trials: np.ndarray, successes: np.ndarray) -> np.ndarray:
     difference is rounding (≤ 1e-12 of the trials): D and N are weighted sums rounded
     separately (and in another order by ``partial_fit``), and the MLE of a feature seen in
     every document of a class must be exactly 1 however the weights were added up."""
-    out = np.maximum(trials - successes, 0.0)
-    out[out <= 1e-12 * np.abs(trials)] = 0.0
-    return out
+    return cancel_rounding(np.maximum(trials - successes, 0.0), trials)
 
 
 def check_mode_exists(estimate: str, values, name: str) -> None:

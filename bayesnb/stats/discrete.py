@@ -11,7 +11,25 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["binarize", "count_categories", "count_classes", "count_features", "indicator"]
+__all__ = [
+    "CANCEL",
+    "binarize",
+    "cancel_rounding",
+    "count_categories",
+    "count_classes",
+    "count_features",
+    "indicator",
+]
+
+# A difference of weighted sums below this fraction of the minuend is rounding: the sums
+# were added up in different orders (partial_fit, a downdate), and the exact value is 0.
+CANCEL = 1e-12
+
+
+def cancel_rounding(diff: np.ndarray, minuend: np.ndarray) -> np.ndarray:
+    """``diff`` (= minuend − subtrahend) with exact zeros where it is rounding, in place."""
+    diff[np.abs(diff) <= CANCEL * np.abs(minuend)] = 0.0
+    return diff
 
 
 def indicator(

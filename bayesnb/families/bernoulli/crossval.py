@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayesnb.families._crossval import downdate, loo_class_log_prior
+from bayesnb.families._crossval import downdate, emptied, loo_class_log_prior
 from bayesnb.families._discrete_crossval import (
     _DiscreteCrossval,
     canonical,
@@ -65,7 +65,7 @@ class BernoulliCrossval(_DiscreteCrossval):
                 return succ / fail
 
             own = absent_fin[group] + own_unit_terms(Xs, codes, weights, table)
-            return own, N[codes] - weights <= 1e-12 * N[codes]
+            return own, emptied(N[codes], weights)
         c, w = codes[rows], weights[rows]
         d = gather(D, c, cols)
         left = np.maximum(N[c] - w, 0.0)  # N_c without the document, per entry
@@ -84,7 +84,7 @@ class BernoulliCrossval(_DiscreteCrossval):
                 q_fin, q_inf = sum_inf(log_terms(fail, den), rows, n)
             own = absent_fin[group] - q_fin + p_fin
             own[(absent_inf[group] - q_inf > 0.5) | (p_inf > 0.5)] = -np.inf
-        redo = N[codes] - weights <= 1e-12 * N[codes]
+        redo = emptied(N[codes], weights)
         return own, redo
 
     def fold_joint_log_proba(self, est, stats, X):
@@ -114,7 +114,7 @@ class BernoulliCrossval(_DiscreteCrossval):
             return None
         Xs = canonical(est._encode(X))
         D, N = est.feature_count_, est.class_count_
-        if np.any(N[codes] - weights <= 1e-12 * N[codes]):
+        if np.any(emptied(N[codes], weights)):
             return None  # a document empties its class: rescored one by one (generic)
         prior = loo_class_log_prior(est, codes, weights)
         s0 = -1.0 if est.estimate == "map" else 0.0  # a = α + s0 is added to the successes

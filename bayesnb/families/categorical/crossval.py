@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from bayesnb.families._crossval import downdate
+from bayesnb.families._crossval import downdate, emptied
 from bayesnb.families._discrete_crossval import _DiscreteCrossval, prior_shift, weight_groups
 from bayesnb.stats.discrete import category_offsets
 from bayesnb.validation import check_min_categories
@@ -47,10 +47,10 @@ class CategoricalCrossval(_DiscreteCrossval):
             ]
         )
         own = top - den[group]
-        alone = flat.sum(axis=0)[slot] - w <= 1e-12 * flat.sum(axis=0)[slot]
+        alone = emptied(flat.sum(axis=0)[slot], w)
         floor = 1 if est.min_categories is None else check_min_categories(est.min_categories, v)
         shrinks = alone & (X == k - 1) & (k > np.maximum(floor, 1))
-        redo = (N[codes] - weights <= 1e-12 * N[codes]) | shrinks.any(axis=1)
+        redo = emptied(N[codes], weights) | shrinks.any(axis=1)
         return own, redo
 
     def subtract(self, est, stats: dict) -> None:

@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from bayesnb.families._crossval import _CANCEL, downdate, loo_class_log_prior, per_document
+from bayesnb.families._crossval import downdate, loo_class_log_prior, per_document
 from bayesnb.families._discrete_crossval import _DiscreteCrossval, entries
 from bayesnb.posterior.polya import (
     LengthTriplets,
@@ -30,6 +30,7 @@ from bayesnb.posterior.polya import (
     newton_iterations,
 )
 from bayesnb.scoring.discrete import dcm_jll, log_rising
+from bayesnb.stats.discrete import CANCEL
 from bayesnb.stats.histograms import ValueTriplets
 
 __all__ = ["DCMCrossval"]
@@ -258,6 +259,6 @@ def _downdated(base: np.ndarray, m: int, r, cols, amount) -> np.ndarray:
     """``m`` copies of ``base`` with ``amount`` taken from ``[r, cols]``, zeros as downdate."""
     out = np.tile(base, (m, 1))
     np.subtract.at(out, (r, cols), amount)
-    gone = np.abs(out[r, cols]) <= _CANCEL * np.abs(base[cols])
+    gone = np.abs(out[r, cols]) <= CANCEL * np.abs(base[cols])
     out[r[gone], cols[gone]] = 0.0
     return out

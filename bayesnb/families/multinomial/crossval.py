@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayesnb.families._crossval import downdate, loo_class_log_prior
+from bayesnb.families._crossval import downdate, emptied, loo_class_log_prior
 from bayesnb.families._discrete_crossval import (
     _DiscreteCrossval,
     canonical,
@@ -46,7 +46,7 @@ class MultinomialCrossval(_DiscreteCrossval):
         shift = np.broadcast_to(alpha if bayes else prior_shift(est.estimate, alpha), T.shape[1:])
         length = np.bincount(rows, weights=vals, minlength=n)
         den = np.maximum(T.sum(axis=1)[codes] - weights * length, 0.0) + shift.sum()
-        redo = N[codes] - weights <= 1e-12 * N[codes]
+        redo = emptied(N[codes], weights)
         if np.any((den <= 0) & (length > 0)):
             redo |= (den <= 0) & (length > 0)  # no mass left in the class: as a refit does
         if product_path(vals, weights):
@@ -101,7 +101,7 @@ class MultinomialCrossval(_DiscreteCrossval):
             return None  # the Pólya predictive's counts > 1 are rising factorials: generic
         Xs = canonical(X)
         T, N = est.feature_count_, est.class_count_
-        if np.any(N[codes] - weights <= 1e-12 * N[codes]):
+        if np.any(emptied(N[codes], weights)):
             return None  # a document empties its class: rescored one by one (generic)
         prior = loo_class_log_prior(est, codes, weights)
         s0 = -1.0 if est.estimate == "map" else 0.0  # a = α + s0 is added to every count

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bayesnb.families._crossval import emptied
 from bayesnb.families._discrete_crossval import (
     _DiscreteCrossval,
     entries,
@@ -64,5 +65,5 @@ class PoissonCrossval(_DiscreteCrossval):
                 taken = np.bincount(rows, weights=w * vals / rho, minlength=n)
             own = np.bincount(rows, weights=terms, minlength=n) - (const[group] - taken)
         own -= log_factorial_rows(Xs)
-        redo = N[codes] - weights <= 1e-12 * N[codes]
+        redo = emptied(N[codes], weights)
         return own, redo
