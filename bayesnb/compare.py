@@ -57,7 +57,8 @@ LOO_METHODS = ("exact", "psis", "")
 
 
 def all_estimates(estimator, map_params: Mapping | None = None) -> dict[str, object]:
-    """One model under ``"mle"``, ``"map"``, ``"mean"`` and ``"bayes"``: a dict for compare.
+    """One model under every estimate it computes (``"mle"``, ``"map"``, ``"mean"``,
+    ``"bayes"``): a dict for compare.
 
     Parameters
     ----------
@@ -70,10 +71,13 @@ def all_estimates(estimator, map_params: Mapping | None = None) -> dict[str, obj
     Returns
     -------
     dict
-        ``{"mle": ..., "map": ..., "mean": ..., "bayes": ...}`` of unfitted clones.
+        ``{"mle": ..., "map": ..., "mean": ..., "bayes": ...}`` of unfitted clones, without
+        the estimates the model's family refuses (the DCM has no closed-form ``"bayes"``).
+        A foreign estimator with an ``estimate`` parameter gets all four.
     """
     out = {}
-    for est in ESTIMATES:
+    kept = family_of(estimator).estimates if has_family(estimator) else ESTIMATES
+    for est in (e for e in ESTIMATES if e in kept):
         params = {"estimate": est} | (dict(map_params or {}) if est == "map" else {})
         out[est] = clone(estimator).set_params(**params)
     return out

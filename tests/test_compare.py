@@ -55,6 +55,15 @@ def test_compare_metrics_match_direct(digits):
     assert df.shape[0] == 5 and "brier" in df.columns
 
 
+def test_all_estimates_keeps_what_the_family_computes():
+    dcm = all_estimates(bnb.DirichletCompoundNB(prior_shape=2.0), map_params={"class_alpha": 3.0})
+    assert list(dcm) == ["mle", "map", "mean"]  # no closed-form Pólya predictive: no "bayes"
+    assert [e.estimate for e in dcm.values()] == ["mle", "map", "mean"]
+    assert dcm["map"].class_alpha == 3.0 and dcm["mean"].class_alpha != 3.0
+    assert all(e.prior_shape == 2.0 for e in dcm.values())
+    assert list(all_estimates(bnb.GDA())) == ["mle", "map", "mean", "bayes"]
+
+
 def test_compare_cross_validated(digits):
     X_tr, _, y_tr, _ = digits
     cv = StratifiedKFold(3, shuffle=True, random_state=0)

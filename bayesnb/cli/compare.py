@@ -23,7 +23,6 @@ from bayesnb.cli.models import (
     cli_family,
     cli_models,
     map_params,
-    model_estimates,
     models_help,
     no_alpha_models,
 )
@@ -140,8 +139,7 @@ def _parse_models(specs: Sequence[str], data, alpha) -> dict:
             ests[spec] = base
         else:
             every = all_estimates(base, map_params=map_params(model))
-            for name in model_estimates(model):
-                ests[f"{model}:{name}"] = every[name]
+            ests.update({f"{model}:{name}": e for name, e in every.items()})
     return ests
 
 

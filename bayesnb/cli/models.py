@@ -22,7 +22,6 @@ __all__ = [
     "cli_models",
     "fit_named",
     "map_params",
-    "model_estimates",
     "models_help",
     "save_model",
 ]
@@ -64,11 +63,6 @@ def cli_family(model: str) -> families.Family:
 def map_params(model: str) -> dict:
     """Parameters of the ``"map"`` entry when a model is compared under every estimate."""
     return {"class_alpha": 2.0} if cli_family(model).cli_no_alpha is not None else MAP_PRIOR
-
-
-def model_estimates(model: str) -> tuple[str, ...]:
-    """The estimates a model computes (the DCM's ``"bayes"`` has no closed form)."""
-    return tuple(cli_family(model).estimates)
 
 
 def build_estimator(model: str, data, estimate: str | None = "mean", alpha=None):

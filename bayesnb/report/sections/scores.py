@@ -162,9 +162,6 @@ def estimates(study: Study, *, loo_draws: int = 500) -> EstimateResult:
     family = study.family
     # A model without `alpha` (GDA, the DCM): its MAP entry only sharpens the class prior.
     ests = all_estimates(study.estimator, map_params=map_prior(study.estimator))
-    kept = family.estimates
-    for name in [n for n in ests if n not in kept]:
-        ests.pop(name)  # refused by the model (the DCM has no closed-form Pólya predictive)
     ests.update(family.report_partners(study.estimator))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
