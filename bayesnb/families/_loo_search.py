@@ -47,37 +47,64 @@ _TOL, _TOL_SUB, _REUSE, _ERR = 1e-4, 5e-2, 1e-2, 1e-7
 _MAX_STEP, _MAX_STEP_SUB = 1.0, 2.0
 
 
-def label_derivatives(J: list, codes) -> list[float]:
-    """Σ_i log softmax(J_i)[y_i] and its derivatives, from J and its derivatives (≤ 3).
+# Rows of one block of label_derivatives: its (rows, K) temporaries stay in cache.
+_BLOCK_ROWS = 2048
 
-    With p_i = softmax(J_i) and moments under p: ℓ' = J'_y − E J', ℓ'' = J''_y − E J'' −
-    Var J', ℓ''' = J'''_y − E J''' − 3 Cov(J', J'') − E (J' − E J')³. ``J[0]`` is overwritten.
+
+def label_derivatives(G, codes, own, prior, shift=None) -> list[float]:
+    """Σ_i log softmax(J_i)[y_i] and its derivatives (≤ 3) in u, from a kernel's parts.
+
+    With ``order = own.shape[1] - 1`` and K classes, the m-th derivative of the joint
+    log-likelihoods is ``J⁽ᵐ⁾_ik = G[i, mK + k] + shift[m][k] + [k = y_i] own[i, m]``, plus
+    ``prior[i, k]`` for m = 0 (``shift``: per-class terms, or None). With p_i = softmax(J_i)
+    and moments under p: ℓ' = J'_y − E J', ℓ'' = J''_y − E J'' − Var J', ℓ''' = J'''_y −
+    E J''' − 3 Cov(J', J'') − E (J' − E J')³. Rows are taken in blocks (in threads), each
+    assembled and reduced while in cache; ``G`` is overwritten.
     """
-    idx = np.arange(codes.shape[0])
-    top = J[0].max(axis=1)
-    out = [float(np.sum(J[0][idx, codes] - top))]
-    p = np.subtract(J[0], top[:, None], out=J[0])
-    np.exp(p, out=p)
-    s = np.einsum("ik->i", p)  # row sums: einsum is faster than sum(axis=1) on short rows
-    out[0] -= float(np.sum(np.log(s)))
-    p /= s[:, None]
-    own = [float(np.sum(j[idx, codes])) for j in J[1:]]
-    j1 = np.ascontiguousarray(J[1])  # a column block of the kernel's product
-    pj = p * j1
-    e1 = np.einsum("ik->i", pj)
-    out.append(own[0] - float(e1.sum()))
-    if len(J) > 2:
-        pjj = pj * j1
-        e11 = np.einsum("ik->i", pjj)
-        e2 = np.einsum("ik,ik->i", p, J[2])
-        out.append(own[1] - float(np.sum(e2 + e11 - e1 * e1)))
-    if len(J) > 3:
-        e12 = np.einsum("ik,ik->i", pj, J[2])
-        e111 = np.einsum("ik,ik->i", pjj, j1)
-        cov = e12 - e1 * e2
-        skew = e111 - 3 * e1 * e11 + 2 * e1**3
-        out.append(own[2] - float(np.einsum("ik,ik->", p, J[3]) + np.sum(3 * cov + skew)))
-    return out
+    from bayesnb.scoring.blocks import for_row_blocks
+
+    n, order = codes.shape[0], own.shape[1] - 1
+    k = G.shape[1] // (order + 1)
+    parts: dict[int, list[float]] = {}
+
+    def block(r0: int, r1: int) -> None:
+        c, idx = codes[r0:r1], np.arange(r1 - r0)
+        J = []
+        for m in range(order + 1):
+            j = G[r0:r1, m * k : (m + 1) * k]
+            j = j + prior[r0:r1] if m == 0 else np.array(j)  # a contiguous copy in cache
+            if shift is not None:
+                j += shift[m]
+            j[idx, c] += own[r0:r1, m]
+            J.append(j)
+        top = J[0].max(axis=1)
+        out = [float(np.sum(J[0][idx, c] - top))]
+        p = np.subtract(J[0], top[:, None], out=J[0])
+        np.exp(p, out=p)
+        s = np.einsum("ik->i", p)  # row sums: einsum is faster than sum(axis=1) on short rows
+        out[0] -= float(np.sum(np.log(s)))
+        p /= s[:, None]
+        mine = [float(np.sum(j[idx, c])) for j in J[1:]]
+        pj = p * J[1]
+        e1 = np.einsum("ik->i", pj)
+        out.append(mine[0] - float(e1.sum()))
+        if order > 1:
+            pjj = pj * J[1]
+            e11 = np.einsum("ik->i", pjj)
+            e2 = np.einsum("ik,ik->i", p, J[2])
+            out.append(mine[1] - float(np.sum(e2 + e11 - e1 * e1)))
+        if order > 2:
+            e12 = np.einsum("ik,ik->i", pj, J[2])
+            e111 = np.einsum("ik,ik->i", pjj, J[1])
+            cov = e12 - e1 * e2
+            skew = e111 - 3 * e1 * e11 + 2 * e1**3
+            t = float(np.einsum("ik,ik->", p, J[3]) + np.sum(3 * cov + skew))
+            out.append(mine[2] - t)
+        parts[r0] = out  # one key per block: safe from threads
+
+    for_row_blocks(n, G.shape[1], block, block_cells=_BLOCK_ROWS * G.shape[1])
+    # Blocks summed in row order: the same numbers whatever the number of threads.
+    return [float(x) for x in np.sum([parts[r] for r in sorted(parts)], axis=0)]
 
 
 def _cubic_step(g: float, h: float, t: float) -> float:

@@ -177,7 +177,6 @@ class BernoulliCrossval(_DiscreteCrossval):
             gc, gw, group = weight_groups(c_, w_)
             owners, counts = np.r_[np.arange(k), gc], np.r_[N, N[gc] - gw]
             per_entry = row_sums(er, n)
-            cols = c_[:, None] + k * np.arange(4)
 
             def terms(u, order):
                 alpha = float(np.exp(u))
@@ -201,12 +200,7 @@ class BernoulliCrossval(_DiscreteCrossval):
                 old = ratio(ed, en - ed, alpha, order, fb_e)
                 covered += per_entry([new[m] - old[m] for m in range(order + 1)])
                 covered += np.column_stack([A_own[m][group] - A[m][c_] for m in range(order + 1)])
-                G[own.idx[:, None], cols[:, : order + 1]] += covered
-                J = [G[:, m * k : (m + 1) * k] for m in range(order + 1)]
-                for m in range(1, order + 1):
-                    J[m] += A[m]
-                J[0] = J[0] + (P + A[0])
-                return J, c_
+                return G, c_, covered, P, A
 
             return terms
 

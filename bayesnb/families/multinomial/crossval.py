@@ -124,7 +124,6 @@ class MultinomialCrossval(_DiscreteCrossval):
             shifted = {wv: np.maximum(T - wv, 0.0) for wv, _ in own.groups}
             left = np.maximum(total[c_] - w_ * length, 0.0)
             per_entry = row_sums(er, n, ev)
-            cols = c_[:, None] + k * np.arange(4)
 
             def terms(u, order):
                 alpha = float(np.exp(u))
@@ -151,10 +150,7 @@ class MultinomialCrossval(_DiscreteCrossval):
                 fix += extra - length[:, None] * np.column_stack(
                     [dz[m] - den[m][c_] for m in range(order + 1)]
                 )
-                G[own.idx[:, None], cols[:, : order + 1]] += fix
-                J = [G[:, m * k : (m + 1) * k] for m in range(order + 1)]
-                J[0] = J[0] + P
-                return J, c_
+                return G, c_, fix, P
 
             return terms
 
