@@ -24,13 +24,13 @@ import warnings
 import numpy as np
 
 __all__ = [
+    "CountGrid",
     "OwnEntries",
     "documents",
     "label_derivatives",
     "log_shifted",
     "newton_loo_alpha",
     "row_sums",
-    "stack_tables",
     "warn_bound",
 ]
 
@@ -51,12 +51,13 @@ _MAX_STEP, _MAX_STEP_SUB = 1.0, 2.0
 _BLOCK_ROWS = 2048
 
 
-def label_derivatives(G, codes, own, prior, shift=None) -> list[float]:
+def label_derivatives(G, codes, own, prior, shift=None, scale=None) -> list[float]:
     """Σ_i log softmax(J_i)[y_i] and its derivatives (≤ 3) in u, from a kernel's parts.
 
     With ``order = own.shape[1] - 1`` and K classes, the m-th derivative of the joint
-    log-likelihoods is ``J⁽ᵐ⁾_ik = G[i, mK + k] + shift[m][k] + [k = y_i] own[i, m]``, plus
-    ``prior[i, k]`` for m = 0 (``shift``: per-class terms, or None). With p_i = softmax(J_i)
+    log-likelihoods is ``J⁽ᵐ⁾_ik = G[i, mK + k] + s_i shift[m][k] + [k = y_i] own[i, m]``,
+    plus ``prior[i, k]`` for m = 0 (``shift``: per-class terms, or None; s = ``scale``, per
+    row, or 1). With p_i = softmax(J_i)
     and moments under p: ℓ' = J'_y − E J', ℓ'' = J''_y − E J'' − Var J', ℓ''' = J'''_y −
     E J''' − 3 Cov(J', J'') − E (J' − E J')³. Rows are taken in blocks (in threads), each
     assembled and reduced while in cache; ``G`` is overwritten.
@@ -74,7 +75,7 @@ def label_derivatives(G, codes, own, prior, shift=None) -> list[float]:
             j = G[r0:r1, m * k : (m + 1) * k]
             j = j + prior[r0:r1] if m == 0 else np.array(j)  # a contiguous copy in cache
             if shift is not None:
-                j += shift[m]
+                j += shift[m] if scale is None else scale[r0:r1, None] * shift[m]
             j[idx, c] += own[r0:r1, m]
             J.append(j)
         top = J[0].max(axis=1)
@@ -213,6 +214,48 @@ def warn_bound(alpha: float, stacklevel: int) -> None:
     )
 
 
+class CountGrid:
+    """A function of (class, count) at fixed pairs, evaluated at every step of the search.
+
+    ``classes`` (integer codes) and ``counts`` broadcast to the (R, C) shape of the pairs.
+    ``grid(f, order)`` gives the (R, (order + 1)·C) block whose column m·C + c holds the
+    m-th of the arrays ``f(classes, counts)`` returns (f's values and their u-derivatives).
+    When every count is an integer in [0, M) and the K·M grid is at most half the pairs,
+    f is evaluated on the grid and gathered at the pairs by an index built once: the same
+    formula at the same arguments, so the same numbers, at a fraction of the logarithms
+    and divisions. Otherwise (weighted counts, features with their own prior) f is
+    evaluated at the pairs themselves. ``use=False`` forces that.
+    """
+
+    def __init__(self, classes, counts, n_classes: int, use: bool = True):
+        self.classes, self.counts = classes, counts
+        self.shape = np.broadcast_shapes(np.shape(classes), counts.shape)
+        self.index = None
+        if not use or counts.size == 0:
+            return
+        m = int(counts.max()) + 1
+        if 2 * n_classes * m > counts.size or 4 * n_classes * m >= 2**31:
+            return
+        whole = counts.astype(np.int32)
+        if whole.min() < 0 or not np.array_equal(whole, counts):
+            return
+        self.grid_shape = (n_classes, m)
+        at = classes * np.int32(m) + whole  # the pair's cell in the (K, M) grid
+        self.index = np.empty((self.shape[0], 4, self.shape[1]), np.int32)  # (R, 4, C)
+        for d in range(4):  # the d-th derivative's grid follows the (d − 1)-th
+            np.add(at, np.int32(d * n_classes * m), out=self.index[:, d, :])
+
+    def __call__(self, f, order: int) -> np.ndarray:
+        rows = self.shape[0]
+        if self.index is None:
+            parts = f(self.classes, self.counts)
+            return np.concatenate([np.broadcast_to(p, self.shape) for p in parts], axis=1)
+        k, m = self.grid_shape
+        parts = f(np.arange(k)[:, None], np.arange(m, dtype=np.float64)[None, :])
+        flat = np.concatenate([np.broadcast_to(p, (k, m)).ravel() for p in parts])
+        return flat.take(self.index[:, : order + 1]).reshape(rows, -1)
+
+
 def documents(Xs, codes, weights, prior, rows):
     """The documents ``rows`` (None: all) of a kernel: CSR rows, label codes, weights, LOO
     class log-priors, and the row of each nonzero."""
@@ -238,24 +281,15 @@ def log_shifted(z, a, rate: float, order: int) -> list:
         return out
 
 
-def stack_tables(tables) -> np.ndarray:
-    """The (V, m·K) C-contiguous right factor of one fused product from m (K, V) tables."""
-    k, v = tables[0].shape
-    out = np.empty((v, len(tables) * k))
-    for m, t in enumerate(tables):
-        out[:, m * k : (m + 1) * k] = t.T
-    return out
-
-
 def row_sums(rows: np.ndarray, n: int, data=None):
-    """``f(columns) -> (n, m)``: per-row sums of per-entry columns (``rows`` sorted), times
-    ``data``: one sparse product for all m columns instead of a bincount each."""
+    """``f(block) -> (n, m)``: per-row sums of the (entries, m) ``block`` of per-entry columns
+    (``rows`` sorted), times ``data``: one sparse product for all m columns."""
     import scipy.sparse as sp
 
     indptr = np.searchsorted(rows, np.arange(n + 1))
     data = np.ones(rows.size) if data is None else data
     mat = sp.csr_matrix((data, np.arange(rows.size), indptr), shape=(n, rows.size))
-    return lambda columns: mat @ np.column_stack(columns)
+    return lambda block: mat @ block
 
 
 class OwnEntries:
@@ -293,12 +327,11 @@ class OwnEntries:
             mat = sp.csr_matrix((data, flat, Xs.indptr), shape=(n, shape[0] * shape[1]))
             self.groups.append((float(wv), mat))
         self.n = n
-        self.idx = np.arange(n)
 
     def __call__(self, table, m: int) -> np.ndarray:
-        """(n, m): Σ over the covered nonzeros of the m (K, V) tables ``table(w)``."""
+        """(n, m): Σ over the covered nonzeros of ``table(w)``, the (K·V, m) block of m
+        flattened (K, V) tables."""
         out = np.zeros((self.n, m))
         for wv, mat in self.groups:
-            block = np.column_stack([t.ravel() for t in table(wv)])
-            out += mat @ block
+            out += mat @ table(wv)
         return out
