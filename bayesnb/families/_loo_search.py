@@ -307,23 +307,25 @@ class OwnEntries:
         import scipy.sparse as sp
 
         n = codes.shape[0]
-        index = np.int32 if shape[0] * shape[1] < 2**31 else np.int64
-        flat = np.repeat(codes.astype(index) * index(shape[1]), np.diff(Xs.indptr))
-        flat += Xs.indices
         distinct = weights[:1] if np.ptp(weights) == 0 else np.unique(weights)
-        keep = np.ones(rows.size, bool) if take is None else np.array(take, bool)
-        keep = np.broadcast_to(keep, rows.shape).copy() if keep.ndim == 0 else keep
-        if not keep.any():
+        take = np.asarray(True if take is None else take, bool)
+        uniform = take.ndim == 0  # every nonzero or none: views, not (nnz,) masks
+        keep = np.broadcast_to(take, rows.shape) if uniform else take
+        if not (take if uniform else keep.any()):
             distinct = distinct[:0]  # nothing through tables: no table work per call
         if distinct.size > self._WEIGHTS:
-            distinct = distinct[: self._WEIGHTS]
-            keep &= np.isin(weights[rows], distinct)
-        self.rest = ~keep
+            distinct, uniform = distinct[: self._WEIGHTS], False
+            keep = keep & np.isin(weights[rows], distinct)
+        self.rest = np.broadcast_to(~take, rows.shape) if uniform else ~keep
         self.groups = []
+        if distinct.size:
+            index = np.int32 if shape[0] * shape[1] < 2**31 else np.int64
+            flat = np.repeat(codes.astype(index) * index(shape[1]), np.diff(Xs.indptr))
+            flat += Xs.indices
         for wv in distinct:
             sel = keep if distinct.size == 1 else keep & (weights[rows] == wv)
             # Entries left out keep a stored zero: the product skips nothing, copies nothing.
-            data = Xs.data if sel.all() else np.where(sel, Xs.data, 0.0)
+            data = Xs.data if uniform and distinct.size == 1 else np.where(sel, Xs.data, 0.0)
             mat = sp.csr_matrix((data, flat, Xs.indptr), shape=(n, shape[0] * shape[1]))
             self.groups.append((float(wv), mat))
         self.n = n
