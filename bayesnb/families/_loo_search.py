@@ -43,6 +43,10 @@ _SUBSAMPLE = 2000
 # subsample, whose maximiser is only a starting point), or at a cubic step whose model error
 # |L''''| |step|³ / (6 |L''|), with L'''' estimated on the subsample, is below _ERR.
 _TOL, _TOL_SUB, _REUSE, _ERR = 1e-4, 5e-2, 1e-2, 1e-7
+# The subsample's search also stops at a cubic step whose model error, with L'''' from its
+# own last two evaluations, is below _ERR_SUB: inside the ~5e-3 between its maximiser and
+# the full one, which the search on every document then closes exactly.
+_ERR_SUB = 1e-3
 # Trust region of one step in u (a factor e in α; e² on the subsample, started at α = 1).
 _MAX_STEP, _MAX_STEP_SUB = 1.0, 2.0
 
@@ -116,7 +120,9 @@ def _cubic_step(g: float, h: float, t: float) -> float:
     return -2.0 * g / (h - np.sqrt(disc))
 
 
-def _maximise(evaluate, u, lo, hi, tol: float, reach: float = _MAX_STEP, fourth=None):
+def _maximise(
+    evaluate, u, lo, hi, tol: float, reach: float = _MAX_STEP, fourth=None, err: float = _ERR
+):
     """Safeguarded cubic-model search: (argmax in [lo, hi], side, evaluations).
 
     ``side`` is -1/0/1 for the lower bound/interior/upper bound; ``evaluations`` the list of
@@ -124,7 +130,8 @@ def _maximise(evaluate, u, lo, hi, tol: float, reach: float = _MAX_STEP, fourth=
     ``order`` derivatives. The sign of the exact gradient keeps a bracket [a, b] of the
     maximum; a step leaving it (or a point of positive curvature) goes half-way to the
     bracket's end instead; no step is longer than ``reach``. ``fourth``: an estimate of
-    |L''''|, for the model-error stop (see ``_ERR``).
+    |L''''|, for the model-error stop at ``err`` (see ``_ERR``); "own": estimated from the
+    last two evaluations of this search.
     """
     a, b = lo, hi
     best = (-np.inf, u)  # the best finite point: where the bracket closes on a -inf bound
@@ -160,8 +167,9 @@ def _maximise(evaluate, u, lo, hi, tol: float, reach: float = _MAX_STEP, fourth=
             step = _cubic_step(g, h, got[3]) if len(got) > 3 else -g / h
         step = float(np.clip(step, -reach, reach))
         new = u + step
-        model = fourth is not None and len(got) > 3 and h < 0
-        small = h < 0 and (abs(step) < tol or (model and fourth * abs(step) ** 3 < 6 * _ERR * -h))
+        quartic = _fourth(seen, 1.0) if fourth == "own" else fourth
+        model = quartic is not None and len(got) > 3 and h < 0
+        small = h < 0 and (abs(step) < tol or (model and quartic * abs(step) ** 3 < 6 * err * -h))
         if small and a <= new <= b:
             return new, 0, seen
         if not a < new < b:
@@ -196,7 +204,9 @@ def newton_loo_alpha(kernel, n: int, lo: float, hi: float) -> float:
     if n >= 2 * _SUBSAMPLE:
         m = max(_SUBSAMPLE, n // 16)
         rows = np.sort(np.random.default_rng(0).choice(n, m, False))
-        start, _, seen = _maximise(objective(kernel(rows)), start, lo, hi, _TOL_SUB, _MAX_STEP_SUB)
+        start, _, seen = _maximise(
+            objective(kernel(rows)), start, lo, hi, _TOL_SUB, _MAX_STEP_SUB, "own", _ERR_SUB
+        )
         fourth = _fourth(seen, n / m)
     u, side, _ = _maximise(objective(kernel(None)), start, lo, hi, _TOL, fourth=fourth)
     if side == 1:
