@@ -23,6 +23,8 @@ import warnings
 
 import numpy as np
 
+from bayesnb.scoring.blocks import csr_dot, for_row_blocks
+
 __all__ = [
     "CountGrid",
     "OwnEntries",
@@ -66,8 +68,6 @@ def label_derivatives(G, codes, own, prior, shift=None, scale=None) -> list[floa
     E J''' − 3 Cov(J', J'') − E (J' − E J')³. Rows are taken in blocks (in threads), each
     assembled and reduced while in cache; ``G`` is overwritten.
     """
-    from bayesnb.scoring.blocks import for_row_blocks
-
     n, order = codes.shape[0], own.shape[1] - 1
     k = G.shape[1] // (order + 1)
     parts: dict[int, list[float]] = {}
@@ -77,9 +77,15 @@ def label_derivatives(G, codes, own, prior, shift=None, scale=None) -> list[floa
         J = []
         for m in range(order + 1):
             j = G[r0:r1, m * k : (m + 1) * k]
-            j = j + prior[r0:r1] if m == 0 else np.array(j)  # a contiguous copy in cache
-            if shift is not None:
-                j += shift[m] if scale is None else scale[r0:r1, None] * shift[m]
+            add = None if shift is None else shift[m]
+            if add is not None and scale is not None:
+                add = scale[r0:r1, None] * add
+            if m == 0:
+                j = j + prior[r0:r1]
+                if add is not None:
+                    j += add
+            else:  # a contiguous copy in cache
+                j = np.array(j) if add is None else j + add
             j[idx, c] += own[r0:r1, m]
             J.append(j)
         top = J[0].max(axis=1)
@@ -299,7 +305,7 @@ def row_sums(rows: np.ndarray, n: int, data=None):
     indptr = np.searchsorted(rows, np.arange(n + 1))
     data = np.ones(rows.size) if data is None else data
     mat = sp.csr_matrix((data, np.arange(rows.size), indptr), shape=(n, rows.size))
-    return lambda block: mat @ block
+    return lambda block: csr_dot(mat, block)
 
 
 class OwnEntries:
@@ -345,5 +351,5 @@ class OwnEntries:
         flattened (K, V) tables."""
         out = np.zeros((self.n, m))
         for wv, mat in self.groups:
-            out += mat @ table(wv)
+            out += csr_dot(mat, table(wv))
         return out

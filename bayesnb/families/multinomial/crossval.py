@@ -116,7 +116,7 @@ class MultinomialCrossval(_DiscreteCrossval):
         def kernel(rows):
             X_, c_, w_, P, r = documents(Xs, codes, weights, prior, rows)
             n = c_.shape[0]
-            length = np.asarray(X_ @ np.ones(v))
+            length = csr_dot(X_, np.ones((v, 1)))[:, 0]
             # Through own-class tables (one count w_i fewer) when there are more nonzeros than
             # cells; counts v ≠ 1 then swap v log(t − w + a) for v log(t − wv + a) entry by
             # entry, and the nonzeros the tables leave out swap v log(t + a) for it.
