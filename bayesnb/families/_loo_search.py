@@ -5,7 +5,9 @@ is a sum of softmax terms of the downdated joint log-likelihoods J_ik(u). A fami
 (``_loo_kernel``) gives J and its first three derivatives in u from one fused pass over the
 documents' nonzeros (one sparse product with a (V, 4K) table: log θ and the u-derivatives of
 log(T + a)), so a step costs one predict pass with four times the columns, not the ten or
-more passes of a derivative-free search.
+more passes of a derivative-free search. The tables' terms are functions of (class, count),
+evaluated on the grid of integer counts and gathered (:class:`CountGrid`); J is assembled
+and reduced by blocks of rows (:func:`label_derivatives`).
 
 The search is warm-started on a fixed subsample of the documents, each scored exactly
 against the full statistics (its L is an unbiased part of the full one; its maximiser is
@@ -200,7 +202,8 @@ def newton_loo_alpha(kernel, n: int, lo: float, hi: float) -> float:
     """The α in [e^lo, e^hi] maximising the exact LOO label log-likelihood of n documents.
 
     ``kernel(rows)`` gives, for the documents ``rows`` (None: all), a function of (u, order)
-    returning ([J, J', ..., J^(order)], codes) of those documents.
+    returning the parts of J, J', ..., J^(order) of those documents: the arguments of
+    :func:`label_derivatives` (the product, codes, own-class column, prior, shifts, scale).
     """
 
     def objective(terms):

@@ -109,7 +109,7 @@ class BernoulliCrossval(_DiscreteCrossval):
         return joint, prior
 
     def _loo_kernel(self, est, X, codes, weights):
-        """The fused (J, J', J'') kernel of alpha="loo" (see :mod:`_loo_search`)."""
+        """The fused (J, J', J'', J''') kernel of alpha="loo" (see :mod:`_loo_search`)."""
         if est.estimate == "mle":
             return None
         Xs = canonical(est._encode(X))

@@ -96,7 +96,7 @@ class MultinomialCrossval(_DiscreteCrossval):
         return joint, prior
 
     def _loo_kernel(self, est, X, codes, weights):
-        """The fused (J, J', J'') kernel of alpha="loo" (mean and MAP; see _loo_search)."""
+        """The fused (J, J', J'', J''') kernel of alpha="loo" (mean and MAP; see _loo_search)."""
         if est.unk or est.estimate not in ("mean", "map"):
             return None  # the Pólya predictive's counts > 1 are rising factorials: generic
         Xs = canonical(X)
