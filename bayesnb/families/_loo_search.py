@@ -336,6 +336,7 @@ class OwnEntries:
             distinct, uniform = distinct[: self._WEIGHTS], False
             keep = keep & np.isin(weights[rows], distinct)
         self.rest = np.broadcast_to(~take, rows.shape) if uniform else ~keep
+        self.uniform = uniform
         self.groups = []
         if distinct.size:
             index = np.int32 if shape[0] * shape[1] < 2**31 else np.int64
@@ -348,6 +349,14 @@ class OwnEntries:
             mat = sp.csr_matrix((data, flat, Xs.indptr), shape=(n, shape[0] * shape[1]))
             self.groups.append((float(wv), mat))
         self.n = n
+
+    def left_out(self, also=None) -> np.ndarray:
+        """The nonzeros the tables leave out, and those where ``also`` is True."""
+        if not self.uniform:
+            return np.flatnonzero(self.rest if also is None else self.rest | also)
+        if self.rest.size and self.rest[0]:
+            return np.arange(self.rest.size)
+        return np.flatnonzero(also) if also is not None else np.arange(0)
 
     def __call__(self, table, m: int) -> np.ndarray:
         """(n, m): Σ over the covered nonzeros of ``table(w)``, the (K·V, m) block of m

@@ -196,7 +196,7 @@ class BernoulliCrossval(_DiscreteCrossval):
             n = c_.shape[0]
             # Through own-class tables when there are more nonzeros than cells.
             own = OwnEntries(X_, c_, w_, r, (k, v), take=X_.nnz > k * v)
-            e = np.flatnonzero(own.rest)  # the other nonzeros: entry by entry
+            e = own.left_out()  # the other nonzeros: entry by entry
             er, ej = r[e], X_.indices[e]
             ew, ed = w_[er], gather(D, c_[er], ej)
             one_w = ew.size > 0 and np.ptp(ew) == 0
