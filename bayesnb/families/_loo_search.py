@@ -253,16 +253,17 @@ class CountGrid:
         if not use or counts.size == 0:
             return
         m = int(counts.max()) + 1
-        if 2 * n_classes * m > counts.size or 4 * n_classes * m >= 2**31:
+        if 2 * n_classes * m > counts.size:
             return
-        whole = counts.astype(np.int32)
+        whole = counts.astype(np.intp)
         if whole.min() < 0 or not np.array_equal(whole, counts):
             return
         self.grid_shape = (n_classes, m)
-        at = classes * np.int32(m) + whole  # the pair's cell in the (K, M) grid
-        self.index = np.empty((self.shape[0], 4, self.shape[1]), np.int32)  # (R, 4, C)
+        at = classes * m + whole  # the pair's cell in the (K, M) grid
+        # (R, 4, C), of intp: take converts any other index type first, a pass per call
+        self.index = np.empty((self.shape[0], 4, self.shape[1]), np.intp)
         for d in range(4):  # the d-th derivative's grid follows the (d − 1)-th
-            np.add(at, np.int32(d * n_classes * m), out=self.index[:, d, :])
+            np.add(at, d * n_classes * m, out=self.index[:, d, :])
 
     def __call__(self, f, order: int) -> np.ndarray:
         rows = self.shape[0]
