@@ -117,10 +117,11 @@ class MultinomialCrossval(_DiscreteCrossval):
             X_, c_, w_, P, r = documents(Xs, codes, weights, prior, rows)
             n = c_.shape[0]
             length = np.asarray(X_ @ np.ones(v))
-            # Through own-class tables (one count w_i fewer) when there are more nonzeros than
-            # cells; counts v ≠ 1 then swap v log(t − w + a) for v log(t − wv + a) entry by
-            # entry, and the nonzeros the tables leave out swap v log(t + a) for it.
-            own = OwnEntries(X_, c_, w_, r, (k, v), take=X_.nnz > k * v)
+            # Through own-class tables (one count w_i fewer) when the nonzeros are over a
+            # quarter of the cells (a tabulated cell costs about a quarter of a term computed
+            # entry by entry); counts v ≠ 1 then swap v log(t − w + a) for v log(t − wv + a)
+            # entry by entry, and the nonzeros the tables leave out swap v log(t + a) for it.
+            own = OwnEntries(X_, c_, w_, r, (k, v), take=4 * X_.nnz > k * v)
             e = own.left_out(X_.data != 1)
             er, ev = r[e], X_.data[e]
             et, ew = gather(T, c_[er], X_.indices[e]), w_[er]
