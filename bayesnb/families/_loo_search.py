@@ -281,7 +281,7 @@ def documents(Xs, codes, weights, prior, rows):
     class log-priors, and the row of each nonzero."""
     if rows is not None:
         Xs, codes, weights, prior = Xs[rows], codes[rows], weights[rows], prior[rows]
-    r = np.repeat(np.arange(codes.shape[0], dtype=np.intp), np.diff(Xs.indptr))
+    r = np.repeat(np.arange(codes.shape[0], dtype=Xs.indptr.dtype), np.diff(Xs.indptr))
     return Xs, codes, weights, prior, r
 
 
