@@ -59,13 +59,12 @@ _MAX_STEP, _MAX_STEP_SUB = 1.0, 2.0
 _BLOCK_ROWS = 2048
 
 
-def label_derivatives(G, codes, own, prior, shift=None, scale=None) -> list[float]:
+def label_derivatives(G, codes, own, prior, shift=None) -> list[float]:
     """Σ_i log softmax(J_i)[y_i] and its derivatives (≤ 3) in u, from a kernel's parts.
 
     With ``order = own.shape[1] - 1`` and K classes, the m-th derivative of the joint
-    log-likelihoods is ``J⁽ᵐ⁾_ik = G[i, mK + k] + s_i shift[m][k] + [k = y_i] own[i, m]``,
-    plus ``prior[i, k]`` for m = 0 (``shift``: per-class terms, or None; s = ``scale``, per
-    row, or 1). With p_i = softmax(J_i)
+    log-likelihoods is ``J⁽ᵐ⁾_ik = G[i, mK + k] + shift[m][k] + [k = y_i] own[i, m]``, plus
+    ``prior[i, k]`` for m = 0 (``shift``: per-class terms, or None). With p_i = softmax(J_i)
     and moments under p: ℓ' = J'_y − E J', ℓ'' = J''_y − E J'' − Var J', ℓ''' = J'''_y −
     E J''' − 3 Cov(J', J'') − E (J' − E J')³. Rows are taken in blocks (in threads), each
     assembled and reduced while in cache; ``G`` is overwritten.
@@ -80,8 +79,6 @@ def label_derivatives(G, codes, own, prior, shift=None, scale=None) -> list[floa
         for m in range(order + 1):
             j = G[r0:r1, m * k : (m + 1) * k]
             add = None if shift is None else shift[m]
-            if add is not None and scale is not None:
-                add = scale[r0:r1, None] * add
             if m == 0:
                 j = j + prior[r0:r1]
                 if add is not None:
@@ -203,7 +200,7 @@ def newton_loo_alpha(kernel, n: int, lo: float, hi: float) -> float:
 
     ``kernel(rows)`` gives, for the documents ``rows`` (None: all), a function of (u, order)
     returning the parts of J, J', ..., J^(order) of those documents: the arguments of
-    :func:`label_derivatives` (the product, codes, own-class column, prior, shifts, scale).
+    :func:`label_derivatives` (the product, codes, own-class column, prior, shifts).
     """
 
     def objective(terms):

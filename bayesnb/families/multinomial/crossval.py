@@ -108,8 +108,8 @@ class MultinomialCrossval(_DiscreteCrossval):
         total = T.sum(axis=1)
         k, v = T.shape
         # log(t + a) at every cell and log(t − w + a) − log(t + a) at the own class's cells:
-        # functions of the count alone, tabulated when they can be (CountGrid). The class's
-        # −n_i log(T_k + V a) is added per row and class (label_derivatives' shift).
+        # functions of the count alone, tabulated when they can be (CountGrid); the class's
+        # −log(T_k + V a) is then taken from each column of the gathered table.
         cells = CountGrid(0, T.T, 1)
         own_cells = CountGrid(0, T.reshape(-1, 1), 1)
 
@@ -145,7 +145,9 @@ class MultinomialCrossval(_DiscreteCrossval):
 
                     return own_cells(f, order)
 
-                G = csr_dot(X_, cells(log_count, order))
+                table = cells(log_count, order)
+                table -= np.concatenate(den)  # the length term −n_i log(T_k + Va) rides along
+                G = csr_dot(X_, table)
                 fix = own(one_fewer, order + 1)
                 dz = log_shifted(left, v * a, v * alpha, order)
                 zt, zz = log_count(0, et), log_count(0, ez)  # a few entries: not tabulated
@@ -154,7 +156,7 @@ class MultinomialCrossval(_DiscreteCrossval):
                 fix -= length[:, None] * np.column_stack(
                     [dz[m] - den[m][c_] for m in range(order + 1)]
                 )
-                return G, c_, fix, P, [-d for d in den], length
+                return G, c_, fix, P
 
             return terms
 
