@@ -140,9 +140,18 @@ def with_alpha(est, alpha: float):
 
 def weight_groups(codes: np.ndarray, weights: np.ndarray):
     """Distinct (class, weight) pairs: their classes, weights, and each row's pair index."""
-    values, winv = np.unique(weights, return_inverse=True)
+    if weights.size and np.ptp(weights) == 0:  # one weight (the usual case): no sort
+        values, winv = weights[:1], np.zeros(weights.shape, np.intp)
+    else:
+        values, winv = np.unique(weights, return_inverse=True)
     k = int(codes.max()) + 1 if codes.size else 1
-    keys, group = np.unique(winv.ravel() * k + codes, return_inverse=True)
+    pairs = winv.ravel() * k + codes
+    if values.size * k <= max(64, pairs.size):  # few pairs: counted, not sorted
+        seen = np.bincount(pairs, minlength=values.size * k) > 0
+        keys = np.flatnonzero(seen)
+        group = (np.cumsum(seen) - 1)[pairs]
+    else:
+        keys, group = np.unique(pairs, return_inverse=True)
     return (keys % k).astype(np.intp), values[keys // k], group.ravel()
 
 

@@ -176,7 +176,7 @@ class _DiscreteCrossval:
         """See :meth:`Family.loo_alpha`: the exact LOO label log-likelihood maximised in log α.
 
         A family with a fused kernel (``_loo_kernel``: the joint log-likelihoods and their
-        first two derivatives in log α from one pass) is searched by Newton's method
+        first three derivatives in log α from one pass) is searched by cubic-model steps
         (:mod:`bayesnb.families._loo_search`). Otherwise a bracket is walked from α = 1 in
         steps of ×4 (within 1e-6 .. 1e4; the MAP needs α ≥ 1), then Brent's method narrows
         it to 1 % in α: about ten LOO evaluations, each the cost of scoring the training

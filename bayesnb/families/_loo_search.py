@@ -5,7 +5,9 @@ is a sum of softmax terms of the downdated joint log-likelihoods J_ik(u). A fami
 (``_loo_kernel``) gives J and its first three derivatives in u from one fused pass over the
 documents' nonzeros (one sparse product with a (V, 4K) table: log θ and the u-derivatives of
 log(T + a)), so a step costs one predict pass with four times the columns, not the ten or
-more passes of a derivative-free search.
+more passes of a derivative-free search. The tables' terms are functions of (class, count),
+evaluated on the grid of integer counts and gathered (:class:`CountGrid`); J is assembled
+and reduced by blocks of rows (:func:`label_derivatives`).
 
 The search is warm-started on a fixed subsample of the documents, each scored exactly
 against the full statistics (its L is an unbiased part of the full one; its maximiser is
@@ -23,14 +25,16 @@ import warnings
 
 import numpy as np
 
+from bayesnb.scoring.blocks import csr_dot, for_row_blocks
+
 __all__ = [
+    "CountGrid",
     "OwnEntries",
     "documents",
     "label_derivatives",
     "log_shifted",
     "newton_loo_alpha",
     "row_sums",
-    "stack_tables",
     "warn_bound",
 ]
 
@@ -43,41 +47,74 @@ _SUBSAMPLE = 2000
 # subsample, whose maximiser is only a starting point), or at a cubic step whose model error
 # |L''''| |step|³ / (6 |L''|), with L'''' estimated on the subsample, is below _ERR.
 _TOL, _TOL_SUB, _REUSE, _ERR = 1e-4, 5e-2, 1e-2, 1e-7
+# The subsample's search also stops at a cubic step whose model error, with L'''' from its
+# own last two evaluations, is below _ERR_SUB: inside the ~5e-3 between its maximiser and
+# the full one, which the search on every document then closes exactly.
+_ERR_SUB = 1e-3
 # Trust region of one step in u (a factor e in α; e² on the subsample, started at α = 1).
 _MAX_STEP, _MAX_STEP_SUB = 1.0, 2.0
 
 
-def label_derivatives(J: list, codes) -> list[float]:
-    """Σ_i log softmax(J_i)[y_i] and its derivatives, from J and its derivatives (≤ 3).
+# Rows of one block of label_derivatives: its (rows, K) temporaries stay in cache.
+_BLOCK_ROWS = 2048
 
-    With p_i = softmax(J_i) and moments under p: ℓ' = J'_y − E J', ℓ'' = J''_y − E J'' −
-    Var J', ℓ''' = J'''_y − E J''' − 3 Cov(J', J'') − E (J' − E J')³. ``J[0]`` is overwritten.
+
+def label_derivatives(G, codes, own, prior, shift=None) -> list[float]:
+    """Σ_i log softmax(J_i)[y_i] and its derivatives (≤ 3) in u, from a kernel's parts.
+
+    With ``order = own.shape[1] - 1`` and K classes, the m-th derivative of the joint
+    log-likelihoods is ``J⁽ᵐ⁾_ik = G[i, mK + k] + shift[m][k] + [k = y_i] own[i, m]``, plus
+    ``prior[i, k]`` for m = 0 (``shift``: per-class terms, or None). With p_i = softmax(J_i)
+    and moments under p: ℓ' = J'_y − E J', ℓ'' = J''_y − E J'' − Var J', ℓ''' = J'''_y −
+    E J''' − 3 Cov(J', J'') − E (J' − E J')³. Rows are taken in blocks (in threads), each
+    assembled and reduced while in cache; ``G`` is overwritten.
     """
-    idx = np.arange(codes.shape[0])
-    top = J[0].max(axis=1)
-    out = [float(np.sum(J[0][idx, codes] - top))]
-    p = np.subtract(J[0], top[:, None], out=J[0])
-    np.exp(p, out=p)
-    s = np.einsum("ik->i", p)  # row sums: einsum is faster than sum(axis=1) on short rows
-    out[0] -= float(np.sum(np.log(s)))
-    p /= s[:, None]
-    own = [float(np.sum(j[idx, codes])) for j in J[1:]]
-    j1 = np.ascontiguousarray(J[1])  # a column block of the kernel's product
-    pj = p * j1
-    e1 = np.einsum("ik->i", pj)
-    out.append(own[0] - float(e1.sum()))
-    if len(J) > 2:
-        pjj = pj * j1
-        e11 = np.einsum("ik->i", pjj)
-        e2 = np.einsum("ik,ik->i", p, J[2])
-        out.append(own[1] - float(np.sum(e2 + e11 - e1 * e1)))
-    if len(J) > 3:
-        e12 = np.einsum("ik,ik->i", pj, J[2])
-        e111 = np.einsum("ik,ik->i", pjj, j1)
-        cov = e12 - e1 * e2
-        skew = e111 - 3 * e1 * e11 + 2 * e1**3
-        out.append(own[2] - float(np.einsum("ik,ik->", p, J[3]) + np.sum(3 * cov + skew)))
-    return out
+    n, order = codes.shape[0], own.shape[1] - 1
+    k = G.shape[1] // (order + 1)
+    parts: dict[int, list[float]] = {}
+
+    def block(r0: int, r1: int) -> None:
+        c, idx = codes[r0:r1], np.arange(r1 - r0)
+        J = []
+        for m in range(order + 1):
+            j = G[r0:r1, m * k : (m + 1) * k]
+            add = None if shift is None else shift[m]
+            if m == 0:
+                j = j + prior[r0:r1]
+                if add is not None:
+                    j += add
+            else:  # a contiguous copy in cache
+                j = np.array(j) if add is None else j + add
+            j[idx, c] += own[r0:r1, m]
+            J.append(j)
+        top = J[0].max(axis=1)
+        out = [float(np.sum(J[0][idx, c] - top))]
+        p = np.subtract(J[0], top[:, None], out=J[0])
+        np.exp(p, out=p)
+        s = np.einsum("ik->i", p)  # row sums: einsum is faster than sum(axis=1) on short rows
+        out[0] -= float(np.sum(np.log(s)))
+        p /= s[:, None]
+        mine = [float(np.sum(j[idx, c])) for j in J[1:]]
+        pj = p * J[1]
+        e1 = np.einsum("ik->i", pj)
+        out.append(mine[0] - float(e1.sum()))
+        if order > 1:
+            pjj = pj * J[1]
+            e11 = np.einsum("ik->i", pjj)
+            e2 = np.einsum("ik,ik->i", p, J[2])
+            out.append(mine[1] - float(np.sum(e2 + e11 - e1 * e1)))
+        if order > 2:
+            e12 = np.einsum("ik,ik->i", pj, J[2])
+            e111 = np.einsum("ik,ik->i", pjj, J[1])
+            cov = e12 - e1 * e2
+            skew = e111 - 3 * e1 * e11 + 2 * e1**3
+            t = float(np.einsum("ik,ik->", p, J[3]) + np.sum(3 * cov + skew))
+            out.append(mine[2] - t)
+        parts[r0] = out  # one key per block: safe from threads
+
+    for_row_blocks(n, G.shape[1], block, block_cells=_BLOCK_ROWS * G.shape[1])
+    # Blocks summed in row order: the same numbers whatever the number of threads.
+    return [float(x) for x in np.sum([parts[r] for r in sorted(parts)], axis=0)]
 
 
 def _cubic_step(g: float, h: float, t: float) -> float:
@@ -88,7 +125,9 @@ def _cubic_step(g: float, h: float, t: float) -> float:
     return -2.0 * g / (h - np.sqrt(disc))
 
 
-def _maximise(evaluate, u, lo, hi, tol: float, reach: float = _MAX_STEP, fourth=None):
+def _maximise(
+    evaluate, u, lo, hi, tol: float, reach: float = _MAX_STEP, fourth=None, err: float = _ERR
+):
     """Safeguarded cubic-model search: (argmax in [lo, hi], side, evaluations).
 
     ``side`` is -1/0/1 for the lower bound/interior/upper bound; ``evaluations`` the list of
@@ -96,7 +135,8 @@ def _maximise(evaluate, u, lo, hi, tol: float, reach: float = _MAX_STEP, fourth=
     ``order`` derivatives. The sign of the exact gradient keeps a bracket [a, b] of the
     maximum; a step leaving it (or a point of positive curvature) goes half-way to the
     bracket's end instead; no step is longer than ``reach``. ``fourth``: an estimate of
-    |L''''|, for the model-error stop (see ``_ERR``).
+    |L''''|, for the model-error stop at ``err`` (see ``_ERR``); "own": estimated from the
+    last two evaluations of this search.
     """
     a, b = lo, hi
     best = (-np.inf, u)  # the best finite point: where the bracket closes on a -inf bound
@@ -132,8 +172,9 @@ def _maximise(evaluate, u, lo, hi, tol: float, reach: float = _MAX_STEP, fourth=
             step = _cubic_step(g, h, got[3]) if len(got) > 3 else -g / h
         step = float(np.clip(step, -reach, reach))
         new = u + step
-        model = fourth is not None and len(got) > 3 and h < 0
-        small = h < 0 and (abs(step) < tol or (model and fourth * abs(step) ** 3 < 6 * _ERR * -h))
+        quartic = _fourth(seen, 1.0) if fourth == "own" else fourth
+        model = quartic is not None and len(got) > 3 and h < 0
+        small = h < 0 and (abs(step) < tol or (model and quartic * abs(step) ** 3 < 6 * err * -h))
         if small and a <= new <= b:
             return new, 0, seen
         if not a < new < b:
@@ -158,7 +199,8 @@ def newton_loo_alpha(kernel, n: int, lo: float, hi: float) -> float:
     """The α in [e^lo, e^hi] maximising the exact LOO label log-likelihood of n documents.
 
     ``kernel(rows)`` gives, for the documents ``rows`` (None: all), a function of (u, order)
-    returning ([J, J', ..., J^(order)], codes) of those documents.
+    returning the parts of J, J', ..., J^(order) of those documents: the arguments of
+    :func:`label_derivatives` (the product, codes, own-class column, prior, shifts).
     """
 
     def objective(terms):
@@ -168,7 +210,9 @@ def newton_loo_alpha(kernel, n: int, lo: float, hi: float) -> float:
     if n >= 2 * _SUBSAMPLE:
         m = max(_SUBSAMPLE, n // 16)
         rows = np.sort(np.random.default_rng(0).choice(n, m, False))
-        start, _, seen = _maximise(objective(kernel(rows)), start, lo, hi, _TOL_SUB, _MAX_STEP_SUB)
+        start, _, seen = _maximise(
+            objective(kernel(rows)), start, lo, hi, _TOL_SUB, _MAX_STEP_SUB, "own", _ERR_SUB
+        )
         fourth = _fourth(seen, n / m)
     u, side, _ = _maximise(objective(kernel(None)), start, lo, hi, _TOL, fourth=fourth)
     if side == 1:
@@ -186,12 +230,55 @@ def warn_bound(alpha: float, stacklevel: int) -> None:
     )
 
 
+class CountGrid:
+    """A function of (class, count) at fixed pairs, evaluated at every step of the search.
+
+    ``classes`` (integer codes) and ``counts`` broadcast to the (R, C) shape of the pairs.
+    ``grid(f, order)`` gives the (R, (order + 1)·C) block whose column m·C + c holds the
+    m-th of the arrays ``f(classes, counts)`` returns (f's values and their u-derivatives).
+    When every count is an integer in [0, M) and the K·M grid is at most half the pairs,
+    f is evaluated on the grid and gathered at the pairs by an index built once: the same
+    formula at the same arguments, so the same numbers, at a fraction of the logarithms
+    and divisions. Otherwise (weighted counts, features with their own prior) f is
+    evaluated at the pairs themselves. ``use=False`` forces that.
+    """
+
+    def __init__(self, classes, counts, n_classes: int, use: bool = True):
+        self.classes, self.counts = classes, counts
+        self.shape = np.broadcast_shapes(np.shape(classes), counts.shape)
+        self.index = None
+        if not use or counts.size == 0:
+            return
+        m = int(counts.max()) + 1
+        if 2 * n_classes * m > counts.size:
+            return
+        whole = counts.astype(np.intp)
+        if whole.min() < 0 or not np.array_equal(whole, counts):
+            return
+        self.grid_shape = (n_classes, m)
+        at = classes * m + whole  # the pair's cell in the (K, M) grid
+        # (R, 4, C), of intp: take converts any other index type first, a pass per call
+        self.index = np.empty((self.shape[0], 4, self.shape[1]), np.intp)
+        for d in range(4):  # the d-th derivative's grid follows the (d − 1)-th
+            np.add(at, d * n_classes * m, out=self.index[:, d, :])
+
+    def __call__(self, f, order: int) -> np.ndarray:
+        rows = self.shape[0]
+        if self.index is None:
+            parts = f(self.classes, self.counts)
+            return np.concatenate([np.broadcast_to(p, self.shape) for p in parts], axis=1)
+        k, m = self.grid_shape
+        parts = f(np.arange(k)[:, None], np.arange(m, dtype=np.float64)[None, :])
+        flat = np.concatenate([np.broadcast_to(p, (k, m)).ravel() for p in parts])
+        return flat.take(self.index[:, : order + 1]).reshape(rows, -1)
+
+
 def documents(Xs, codes, weights, prior, rows):
     """The documents ``rows`` (None: all) of a kernel: CSR rows, label codes, weights, LOO
     class log-priors, and the row of each nonzero."""
     if rows is not None:
         Xs, codes, weights, prior = Xs[rows], codes[rows], weights[rows], prior[rows]
-    r = np.repeat(np.arange(codes.shape[0], dtype=np.intp), np.diff(Xs.indptr))
+    r = np.repeat(np.arange(codes.shape[0], dtype=Xs.indptr.dtype), np.diff(Xs.indptr))
     return Xs, codes, weights, prior, r
 
 
@@ -211,24 +298,15 @@ def log_shifted(z, a, rate: float, order: int) -> list:
         return out
 
 
-def stack_tables(tables) -> np.ndarray:
-    """The (V, m·K) C-contiguous right factor of one fused product from m (K, V) tables."""
-    k, v = tables[0].shape
-    out = np.empty((v, len(tables) * k))
-    for m, t in enumerate(tables):
-        out[:, m * k : (m + 1) * k] = t.T
-    return out
-
-
 def row_sums(rows: np.ndarray, n: int, data=None):
-    """``f(columns) -> (n, m)``: per-row sums of per-entry columns (``rows`` sorted), times
-    ``data``: one sparse product for all m columns instead of a bincount each."""
+    """``f(block) -> (n, m)``: per-row sums of the (entries, m) ``block`` of per-entry columns
+    (``rows`` sorted), times ``data``: one sparse product for all m columns."""
     import scipy.sparse as sp
 
     indptr = np.searchsorted(rows, np.arange(n + 1))
     data = np.ones(rows.size) if data is None else data
     mat = sp.csr_matrix((data, np.arange(rows.size), indptr), shape=(n, rows.size))
-    return lambda columns: mat @ np.column_stack(columns)
+    return lambda block: csr_dot(mat, block)
 
 
 class OwnEntries:
@@ -246,32 +324,42 @@ class OwnEntries:
         import scipy.sparse as sp
 
         n = codes.shape[0]
-        index = np.int32 if shape[0] * shape[1] < 2**31 else np.int64
-        flat = np.repeat(codes.astype(index) * index(shape[1]), np.diff(Xs.indptr))
-        flat += Xs.indices
         distinct = weights[:1] if np.ptp(weights) == 0 else np.unique(weights)
-        keep = np.ones(rows.size, bool) if take is None else np.array(take, bool)
-        keep = np.broadcast_to(keep, rows.shape).copy() if keep.ndim == 0 else keep
-        if not keep.any():
+        take = np.asarray(True if take is None else take, bool)
+        uniform = take.ndim == 0  # every nonzero or none: views, not (nnz,) masks
+        keep = np.broadcast_to(take, rows.shape) if uniform else take
+        if not (take if uniform else keep.any()):
             distinct = distinct[:0]  # nothing through tables: no table work per call
         if distinct.size > self._WEIGHTS:
-            distinct = distinct[: self._WEIGHTS]
-            keep &= np.isin(weights[rows], distinct)
-        self.rest = ~keep
+            distinct, uniform = distinct[: self._WEIGHTS], False
+            keep = keep & np.isin(weights[rows], distinct)
+        self.rest = np.broadcast_to(~take, rows.shape) if uniform else ~keep
+        self.uniform = uniform
         self.groups = []
+        if distinct.size:
+            index = np.int32 if shape[0] * shape[1] < 2**31 else np.int64
+            flat = np.repeat(codes.astype(index) * index(shape[1]), np.diff(Xs.indptr))
+            flat += Xs.indices
         for wv in distinct:
             sel = keep if distinct.size == 1 else keep & (weights[rows] == wv)
             # Entries left out keep a stored zero: the product skips nothing, copies nothing.
-            data = Xs.data if sel.all() else np.where(sel, Xs.data, 0.0)
+            data = Xs.data if uniform and distinct.size == 1 else np.where(sel, Xs.data, 0.0)
             mat = sp.csr_matrix((data, flat, Xs.indptr), shape=(n, shape[0] * shape[1]))
             self.groups.append((float(wv), mat))
         self.n = n
-        self.idx = np.arange(n)
+
+    def left_out(self, also=None) -> np.ndarray:
+        """The nonzeros the tables leave out, and those where ``also`` is True."""
+        if not self.uniform:
+            return np.flatnonzero(self.rest if also is None else self.rest | also)
+        if self.rest.size and self.rest[0]:
+            return np.arange(self.rest.size)
+        return np.flatnonzero(also) if also is not None else np.arange(0)
 
     def __call__(self, table, m: int) -> np.ndarray:
-        """(n, m): Σ over the covered nonzeros of the m (K, V) tables ``table(w)``."""
+        """(n, m): Σ over the covered nonzeros of ``table(w)``, the (K·V, m) block of m
+        flattened (K, V) tables."""
         out = np.zeros((self.n, m))
         for wv, mat in self.groups:
-            block = np.column_stack([t.ravel() for t in table(wv)])
-            out += mat @ block
+            out += csr_dot(mat, table(wv))
         return out

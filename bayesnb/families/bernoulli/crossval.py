@@ -26,7 +26,7 @@ from bayesnb.families._discrete_folds import (
     class_log_prior_without,
     scores,
 )
-from bayesnb.families._loo_search import OwnEntries, documents, log_shifted, row_sums, stack_tables
+from bayesnb.families._loo_search import CountGrid, OwnEntries, documents, log_shifted, row_sums
 from bayesnb.posterior.discrete import log_ratio
 from bayesnb.scoring.blocks import csr_dot
 
@@ -109,7 +109,7 @@ class BernoulliCrossval(_DiscreteCrossval):
         return joint, prior
 
     def _loo_kernel(self, est, X, codes, weights):
-        """The fused (J, J', J'') kernel of alpha="loo" (see :mod:`_loo_search`)."""
+        """The fused (J, J', J'', J''') kernel of alpha="loo" (see :mod:`_loo_search`)."""
         if est.estimate == "mle":
             return None
         Xs = canonical(est._encode(X))
@@ -165,48 +165,65 @@ class BernoulliCrossval(_DiscreteCrossval):
                 for f, d in zip(fail, den, strict=True)
             ]
 
+        # Each cell's term is a function of (class, count) when β is one number: tabulated
+        # when it can be (CountGrid); a β per feature is laid out beside the cells instead.
+        same_b = tied or np.ptp(fixed_b) == 0
+
+        def b_at(layout):
+            """The fixed β of pairs laid out as ``layout`` (None when tied to α)."""
+            return None if tied else float(fixed_b[0]) if same_b else layout
+
+        cells = CountGrid(np.arange(k)[None, :], D.T, k, use=same_b)
+        b_cells = b_at(None if tied else fixed_b[:, None])
+        own_cells = CountGrid(np.repeat(np.arange(k), v)[:, None], D.reshape(-1, 1), k, use=same_b)
+        b_own = b_at(None if tied else np.tile(fixed_b, k)[:, None])
+
+        def one_fewer(wv, alpha, order, b_fixed):
+            """log q'/q of a success: the terms at (class c, count d) without a document of
+            weight ``wv`` (one success fewer, ``wv`` fewer trials) minus those with it."""
+
+            def f(c, d):
+                left = np.maximum(N[c] - wv, 0.0)
+                t = ratio(np.maximum(d - wv, 0.0), np.maximum(left - d, 0.0), alpha, order, b_fixed)
+                return [
+                    x - y for x, y in zip(t, ratio(d, N[c] - d, alpha, order, b_fixed), strict=True)
+                ]
+
+            return f
+
         def kernel(rows):
             X_, c_, w_, P, r = documents(Xs, codes, weights, prior, rows)
-            D_, fb, n = D, fixed_b, c_.shape[0]
-            # Through own-class tables when there are more nonzeros than cells.
-            own = OwnEntries(X_, c_, w_, r, (k, v), take=X_.nnz > k * v)
-            e = np.flatnonzero(own.rest)  # the other nonzeros: entry by entry
+            n = c_.shape[0]
+            # Through own-class tables when the nonzeros are over a quarter of the cells (a
+            # tabulated cell costs about a quarter of a term computed entry by entry).
+            own = OwnEntries(X_, c_, w_, r, (k, v), take=4 * X_.nnz > k * v)
+            e = own.left_out()  # the other nonzeros: entry by entry
             er, ej = r[e], X_.indices[e]
-            ew, ed, en = w_[er], gather(D_, c_[er], ej), N[c_[er]]
-            fb_e = None if tied else fb[ej]
+            ew, ed = w_[er], gather(D, c_[er], ej)
+            one_w = ew.size > 0 and np.ptp(ew) == 0
+            entry_w = float(ew[0]) if one_w else ew[:, None]
+            entries = CountGrid(c_[er][:, None], ed[:, None], k, use=same_b and one_w)
+            b_entries = b_at(None if tied else fixed_b[ej][:, None])
             gc, gw, group = weight_groups(c_, w_)
             owners, counts = np.r_[np.arange(k), gc], np.r_[N, N[gc] - gw]
             per_entry = row_sums(er, n)
-            cols = c_[:, None] + k * np.arange(4)
 
             def terms(u, order):
                 alpha = float(np.exp(u))
-                base = ratio(D_, N[:, None] - D_, alpha, order, fb)
-                G = csr_dot(X_, stack_tables(base))
+                G = csr_dot(
+                    X_,
+                    cells(lambda c, d: ratio(d, N[c] - d, alpha, order, b_cells), order),
+                )
                 # Every class's absent sum, and the own class's without the document ...
                 both = absent(owners, counts, alpha, order)
                 A, A_own = [x[:k] for x in both], [x[k:] for x in both]
-
-                def fix(wv):  # ... and one success fewer at each of its features
-                    left = np.maximum(N - wv, 0.0)[:, None]
-                    t = ratio(
-                        np.maximum(D_ - wv, 0.0), np.maximum(left - D_, 0.0), alpha, order, fb
-                    )
-                    return [x - y for x, y in zip(t, base, strict=True)]
-
-                covered = own(fix, order + 1)
-                new = ratio(
-                    np.maximum(ed - ew, 0.0), np.maximum(en - ew - ed, 0.0), alpha, order, fb_e
+                # ... and one success fewer at each of its features
+                covered = own(
+                    lambda wv: own_cells(one_fewer(wv, alpha, order, b_own), order), order + 1
                 )
-                old = ratio(ed, en - ed, alpha, order, fb_e)
-                covered += per_entry([new[m] - old[m] for m in range(order + 1)])
+                covered += per_entry(entries(one_fewer(entry_w, alpha, order, b_entries), order))
                 covered += np.column_stack([A_own[m][group] - A[m][c_] for m in range(order + 1)])
-                G[own.idx[:, None], cols[:, : order + 1]] += covered
-                J = [G[:, m * k : (m + 1) * k] for m in range(order + 1)]
-                for m in range(1, order + 1):
-                    J[m] += A[m]
-                J[0] = J[0] + (P + A[0])
-                return J, c_
+                return G, c_, covered, P, A
 
             return terms
 

@@ -20,7 +20,7 @@ from bayesnb.families._discrete_folds import (
     multinomial_table,
     scores,
 )
-from bayesnb.families._loo_search import OwnEntries, documents, log_shifted, row_sums, stack_tables
+from bayesnb.families._loo_search import CountGrid, OwnEntries, documents, log_shifted, row_sums
 from bayesnb.scoring.blocks import csr_dot
 from bayesnb.scoring.discrete import log_rising
 
@@ -96,7 +96,7 @@ class MultinomialCrossval(_DiscreteCrossval):
         return joint, prior
 
     def _loo_kernel(self, est, X, codes, weights):
-        """The fused (J, J', J'') kernel of alpha="loo" (mean and MAP; see _loo_search)."""
+        """The fused (J, J', J'', J''') kernel of alpha="loo" (mean and MAP; see _loo_search)."""
         if est.unk or est.estimate not in ("mean", "map"):
             return None  # the Pólya predictive's counts > 1 are rising factorials: generic
         Xs = canonical(X)
@@ -107,54 +107,56 @@ class MultinomialCrossval(_DiscreteCrossval):
         s0 = -1.0 if est.estimate == "map" else 0.0  # a = α + s0 is added to every count
         total = T.sum(axis=1)
         k, v = T.shape
+        # log(t + a) at every cell and log(t − w + a) − log(t + a) at the own class's cells:
+        # functions of the count alone, tabulated when they can be (CountGrid); the class's
+        # −log(T_k + V a) is then taken from each column of the gathered table.
+        cells = CountGrid(0, T.T, 1)
+        own_cells = CountGrid(0, T.reshape(-1, 1), 1)
 
         def kernel(rows):
             X_, c_, w_, P, r = documents(Xs, codes, weights, prior, rows)
             n = c_.shape[0]
             length = np.asarray(X_ @ np.ones(v))
-            # Through own-class tables (one count w_i fewer) when there are more nonzeros than
-            # cells; counts v ≠ 1 then swap v log(t − w + a) for v log(t − wv + a) entry by
-            # entry, and the nonzeros the tables leave out swap v log(t + a) for it.
-            own = OwnEntries(X_, c_, w_, r, (k, v), take=X_.nnz > k * v)
-            e = np.flatnonzero(own.rest | (X_.data != 1))
+            # Through own-class tables (one count w_i fewer) when the nonzeros are over a
+            # quarter of the cells (a tabulated cell costs about a quarter of a term computed
+            # entry by entry); counts v ≠ 1 then swap v log(t − w + a) for v log(t − wv + a)
+            # entry by entry, and the nonzeros the tables leave out swap v log(t + a) for it.
+            own = OwnEntries(X_, c_, w_, r, (k, v), take=4 * X_.nnz > k * v)
+            e = own.left_out(X_.data != 1)
             er, ev = r[e], X_.data[e]
             et, ew = gather(T, c_[er], X_.indices[e]), w_[er]
             ez = np.maximum(et - ew * ev, 0.0)
             et = np.maximum(et - ew * ~own.rest[e], 0.0)  # what the product and tables count
-            shifted = {wv: np.maximum(T - wv, 0.0) for wv, _ in own.groups}
             left = np.maximum(total[c_] - w_ * length, 0.0)
             per_entry = row_sums(er, n, ev)
-            cols = c_[:, None] + k * np.arange(4)
 
             def terms(u, order):
                 alpha = float(np.exp(u))
                 a = alpha + s0
-                base = log_shifted(T, a, alpha, order)
                 den = log_shifted(total, v * a, v * alpha, order)
-                # log θ_kj and its derivatives: the length term −n_i log(T_k + Va) rides along.
-                G = csr_dot(
-                    X_, stack_tables([b - d[:, None] for b, d in zip(base, den, strict=True)])
-                )
-                # The own class: the document's counts and length taken out.
-                fix = own(
-                    lambda wv: [
-                        s - b
-                        for s, b in zip(
-                            log_shifted(shifted[wv], a, alpha, order), base, strict=True
-                        )
-                    ],
-                    order + 1,
-                )
-                zt, zz = log_shifted(et, a, alpha, order), log_shifted(ez, a, alpha, order)
+
+                def log_count(c, t):
+                    return log_shifted(t, a, alpha, order)
+
+                def one_fewer(wv):  # the own class: the document's counts taken out
+                    def f(c, t):
+                        fewer = log_shifted(np.maximum(t - wv, 0.0), a, alpha, order)
+                        return [s - b for s, b in zip(fewer, log_count(c, t), strict=True)]
+
+                    return own_cells(f, order)
+
+                table = cells(log_count, order)
+                table -= np.concatenate(den)  # the length term −n_i log(T_k + Va) rides along
+                G = csr_dot(X_, table)
+                fix = own(one_fewer, order + 1)
                 dz = log_shifted(left, v * a, v * alpha, order)
-                extra = per_entry([zz[m] - zt[m] for m in range(order + 1)])
-                fix += extra - length[:, None] * np.column_stack(
+                zt, zz = log_count(0, et), log_count(0, ez)  # a few entries: not tabulated
+                fix += per_entry(np.column_stack([zz[m] - zt[m] for m in range(order + 1)]))
+                # ... and its length
+                fix -= length[:, None] * np.column_stack(
                     [dz[m] - den[m][c_] for m in range(order + 1)]
                 )
-                G[own.idx[:, None], cols[:, : order + 1]] += fix
-                J = [G[:, m * k : (m + 1) * k] for m in range(order + 1)]
-                J[0] = J[0] + P
-                return J, c_
+                return G, c_, fix, P
 
             return terms
 
