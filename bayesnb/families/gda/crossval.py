@@ -70,7 +70,7 @@ _PIVOT = 1e-8
 # Cells (float64) of the per-document matrices built at once by the explicit downdate.
 _BLOCK_CELLS = 4_000_000
 # Documents per block of the series path (its (block, K, d) arrays stay in cache).
-_SERIES_BLOCK = 1024
+_SERIES_BLOCK = 512
 # The trailing diagonal of the augmented matrices (see _augmented).
 _BIG = 1e100
 

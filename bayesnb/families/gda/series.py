@@ -93,8 +93,7 @@ def series_downdate(Linv, fixed, e, cu, g, cr, D, full: bool = False):
     gam[:, 0, 1:] = cross
     gam[:, 1:, 0] = cross
     gam[:, 1:, 1:] = ft @ ft.T
-    W = np.concatenate([cu, cr], axis=1)
-    WG = W @ gam @ W.mT  # [[UᵀP⁻¹U, UᵀP⁻¹r], [., rᵀP⁻¹r]] per document
+    WG = _sandwich(np.concatenate([cu, cr], axis=1), gam)  # [[UᵀP⁻¹U, UᵀP⁻¹r], [., rᵀP⁻¹r]]
     M, Mr = WG[:, :r, :r], WG[:, :r, r:]
     F, logdet_a, ok = _capacitance(M, g)  # F = (I + G M)⁻¹ G
     FMr = F @ Mr
@@ -106,12 +105,12 @@ def series_downdate(Linv, fixed, e, cu, g, cr, D, full: bool = False):
     Qe = et @ Linv  # P⁻¹ e
     Qf = ft @ Linv
 
-    QB = np.empty((n, nb, d))  # P⁻¹ applied to every document's basis
-    QB[:, 0] = Qe
-    QB[:, 1:] = Qf
 
     def on_basis(coef):  # Σ_b coef_b P⁻¹b for coefficients (n, j, nb): (n, j, d)
-        return coef @ QB
+        j = coef.shape[1]  # the fixed vectors' part is one product for every document
+        out = (coef[..., 1:].reshape(n * j, nb - 1) @ Qf).reshape(n, j, d)
+        out += coef[..., :1] * Qe[:, None, :]
+        return out
 
     gd = np.empty((n, nb, nb))  # the basis' D-weighted products (P⁻¹b)ᵀ D (P⁻¹b')
     DQe = D * Qe
@@ -124,8 +123,7 @@ def series_downdate(Linv, fixed, e, cu, g, cr, D, full: bool = False):
     qdiag = np.diagonal(Q)
     # s = B⁻¹r = P⁻¹(r − U F UᵀP⁻¹r): its coefficients on the basis (n, m, nb)
     sig = cr - np.swapaxes(FMr, 1, 2) @ cu
-    W = np.concatenate([cu, sig], axis=1)
-    WD = W @ gd @ W.mT  # [[UᵀP⁻¹DP⁻¹U, UᵀP⁻¹Ds], [., sᵀDs]]
+    WD = _sandwich(np.concatenate([cu, sig], axis=1), gd)  # [[UᵀP⁻¹DP⁻¹U, UᵀP⁻¹Ds], [., sᵀDs]]
     gdu, h = WD[:, :r, :r], WD[:, :r, r:]
     sDs = np.diagonal(WD[:, r:, r:], axis1=1, axis2=2)
     p1 = D @ qdiag - np.einsum("nab,nba->n", F, gdu)  # tr(B⁻¹D)
@@ -135,7 +133,8 @@ def series_downdate(Linv, fixed, e, cu, g, cr, D, full: bool = False):
         Z = ((D[:, None, :] * on_basis(cu)).reshape(n * r, d) @ Linv.T).reshape(n, r, d)
         p2 += np.einsum("nab,nba->n", fg, fg) - 2.0 * np.einsum("nab,nab->n", F, Z @ Z.mT)
     logdet = logdet + p1 - 0.5 * p2
-    Ds = D[:, None, :] * on_basis(sig)
+    Ds = on_basis(sig)
+    Ds *= D[:, None, :]
     t = (Ds.reshape(n * m, d) @ Linv.T).reshape(n, m, d)  # L⁻¹ D s
     Fh = F @ h
     dbd = np.einsum("nmd,nmd->nm", t, t) - np.einsum("nrm,nrm->nm", h, Fh)  # (Ds)ᵀB⁻¹(Ds)
@@ -166,6 +165,12 @@ def series_downdate(Linv, fixed, e, cu, g, cr, D, full: bool = False):
             eps = sg / (1.0 - sg)
             ld_err = (1.0 + eps) ** 2 * ld_err + (2.0 * eps + eps * eps) * np.abs(p2) / 2.0
     return logdet, quad, np.where(ok, ld_err, np.inf), np.where(ok[:, None], q_err, np.inf), ok
+
+
+def _sandwich(W, A):
+    """``W A Wᵀ`` of every document (matmul on contiguous operands: a transposed view sends
+    the batched product to a loop several times slower)."""
+    return (W @ A) @ np.ascontiguousarray(W.mT)
 
 
 def inverse_factor(P: np.ndarray) -> np.ndarray:
