@@ -53,7 +53,12 @@ from scipy.linalg import solve_triangular
 from scipy.special import gammaln
 
 from bayesnb.families._crossval import loo_class_log_prior
-from bayesnb.families.gda.series import SERIES_TOL, inverse_factor, series_downdate
+from bayesnb.families.gda.series import (
+    SERIES_TOL,
+    inverse_factor,
+    series_basis,
+    series_downdate,
+)
 from bayesnb.priors.gaussian import default_psi0_diagonal
 from bayesnb.stats.gaussian import _EMPTY, GaussianStats, gaussian_stats
 from bayesnb.stats.missing import missing_rows
@@ -330,23 +335,28 @@ def _diagonal_downdate(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _series_factors(est) -> tuple:
-    """The fixed part of :func:`_series`: the fitted prior, and ``L⁻¹`` of P = Ψ0 (its
-    diagonal, when the data-scaled Ψ0 moves) + the scatter per covariance matrix (one
-    shared, or one per class)."""
+    """The fixed part of :func:`_series`, made once for every block: the fitted prior, the
+    pooled moments, and per covariance matrix (one shared, or one per class) the
+    :func:`series_basis` of P = Ψ0 (its diagonal, when the data-scaled Ψ0 moves) + the
+    scatter, on the fixed vectors ``x̄_c − μ0`` (the fitted μ0)."""
     st, prior = est._stats, est.posterior_.prior
     psi0 = prior.psi0
     if est.prior is None or est.prior.psi0 is None:
         psi0 = np.diag(np.diagonal(psi0))
     scatters = [st.scatter] if st.covariance == "shared" else list(st.scatter)
-    return prior, [inverse_factor(psi0 + S) for S in scatters]
+    fixed = st.offset - (prior.mu0 - st.shift)
+    bases = [series_basis(inverse_factor(psi0 + S), fixed) for S in scatters]
+    return prior, bases, st.pooled_moments()
 
 
 def _series(est, fixed_part, X, codes, w, full: bool) -> tuple[np.ndarray, np.ndarray]:
     """Shared and per-class scores under the data-scaled prior by :func:`series_downdate`,
     and the rows it leaves to the explicit path (emptied class, bound above the tolerance).
 
-    Coefficients on the basis ``[x − x̄_y, x̄_1, …, x̄_K, μ0]`` (offsets from the origin):
-    x̄_y' = x̄_y − a (x − x̄_y) with a = w/N_y'; the default μ0' = μ0 − λ(x − μ0), λ = w/n'.
+    Every vector is a difference of points, so its coefficients on the points x̄_1, …, x̄_K, μ0
+    sum to zero: it is a combination of ``x − x̄_y`` and ``x̄_c − μ0`` (the fitted μ0), the
+    basis here. x̄_y' = x̄_y − a (x − x̄_y) with a = w/N_y'; the default μ0' = μ0 − λ(x − μ0),
+    λ = w/n'.
     """
     st, kind = est._stats, est._stats.covariance
     n, k, d = codes.size, st.n_classes, st.n_features
@@ -359,32 +369,26 @@ def _series(est, fixed_part, X, codes, w, full: bool) -> tuple[np.ndarray, np.nd
     e = x - st.offset[codes]
     N = np.broadcast_to(st.count, (n, k)).copy()
     N[rows, codes] = left
-    prior, inv = fixed_part
+    prior, bases, moments = fixed_part
     kappa = prior.kappa0 + N
-    moving_mu = est.prior is None or est.prior.mu0 is None
-    fixed = np.vstack([st.offset, prior.mu0 - st.shift])  # (the fitted μ0: the pooled mean)
-    nb = k + 2
-    base = np.zeros((n, nb))  # x = (x − x̄_y) + x̄_y
+    nb = k + 1
+    base = np.zeros((n, nb))  # x − μ0 = (x − x̄_y) + (x̄_y − μ0)
     base[:, 0] = 1.0
     base[rows, 1 + codes] = 1.0
-    O = np.zeros((n, k, nb))
+    O = np.zeros((n, k, nb))  # x̄_c' − μ0
     O[:, np.arange(k), 1 + np.arange(k)] = 1.0
     O[rows, codes, 0] = -w / left
-    m0 = np.zeros((n, nb))
-    m0[:, -1] = 1.0
-    if moving_mu:
-        lam = w / (st.total_count - w)
-        m0 -= lam[:, None] * base
-        m0[:, -1] += lam
-    dev = O - m0[:, None, :]
+    dev = O  # x̄_c' − μ0'
+    if est.prior is None or est.prior.mu0 is None:  # μ0' − μ0 = −λ (x − μ0)
+        dev = O + (w / (st.total_count - w))[:, None, None] * base[:, None, :]
     res = base[:, None, :] - (O - (prior.kappa0 / kappa)[..., None] * dev)  # x − μ_c'
     g = np.concatenate([-(w * cy / left)[:, None], prior.kappa0 * N / kappa], axis=1)
-    D = _psi0_change(est, prior, x, w)
+    D = _psi0_change(est, prior, moments, x, w)
     lead = np.zeros((n, 1, nb))
     lead[:, 0, 0] = 1.0
     if kind == "shared":
         cu = np.concatenate([lead, dev], axis=1)
-        logdet, quad, ld_err, q_err, ok = series_downdate(inv[0], fixed, e, cu, g, res, D, full)
+        logdet, quad, ld_err, q_err, ok = series_downdate(bases[0], e, cu, g, res, D, full)
         logdet, ld_err = logdet[:, None], ld_err[:, None]
         nu = (prior.nu0 + st.total_count - w)[:, None]
     else:
@@ -395,7 +399,7 @@ def _series(est, fixed_part, X, codes, w, full: bool) -> tuple[np.ndarray, np.nd
             own = (codes == c).astype(np.float64)
             cu = np.concatenate([lead * own[:, None, None], dev[:, c : c + 1]], axis=1)
             gc = np.c_[g[:, 0] * own, g[:, 1 + c]]
-            out = series_downdate(inv[c], fixed, e, cu, gc, res[:, c : c + 1], D, full)
+            out = series_downdate(bases[c], e, cu, gc, res[:, c : c + 1], D, full)
             logdet[:, c], quad[:, c] = out[0], out[1][:, 0]
             ld_err[:, c], q_err[:, c] = out[2], out[3][:, 0]
             ok &= out[4]
@@ -501,14 +505,15 @@ def _augmented(st, rows, codes, ce, e, g, dev, psi0, diagonal, q) -> np.ndarray:
     return aug
 
 
-def _psi0_change(est, fitted, x, w) -> np.ndarray | None:
+def _psi0_change(est, fitted, moments, x, w) -> np.ndarray | None:
     """ψ0' − ψ0 (n, d): the data-scaled default Ψ0's diagonal without each document minus
-    the fitted one (None for a given psi0). As :func:`_downdated_prior`, in place."""
+    the fitted one (None for a given psi0). As :func:`_downdated_prior`, in place.
+    """
     if est.prior is not None and est.prior.psi0 is not None:
         return None
     st = est._stats
     n = st.total_count
-    mean, var = st.pooled_moments()
+    mean, var = moments
     nl = n - w
     with np.errstate(divide="ignore", invalid="ignore"):
         t = x - (mean - st.shift)
@@ -517,7 +522,8 @@ def _psi0_change(est, fitted, x, w) -> np.ndarray | None:
         np.subtract(var * n, t, out=t)  # T' = T − (w n / n')(x − m)²
         np.maximum(t, 0.0, out=t)
         t /= nl[:, None]
-    out = default_psi0_diagonal(t, fitted.nu0)
+        top = ((n / nl) * var.max())[:, None]  # T' ≤ T: no variance grows beyond n/n' of it
+    out = default_psi0_diagonal(t, fitted.nu0, top)
     out -= np.diagonal(fitted.psi0)
     return out
 

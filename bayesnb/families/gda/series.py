@@ -36,10 +36,12 @@ the tolerance for every document; against the explicit factorisation the scores 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from scipy.linalg import solve_triangular
 
-__all__ = ["SERIES_TOL", "inverse_factor", "series_downdate"]
+__all__ = ["SERIES_TOL", "SeriesBasis", "inverse_factor", "series_basis", "series_downdate"]
 
 # A document whose bound on the neglected series terms of its score exceeds this (nats) is
 # refactorised explicitly (the rounding of a score is about 1e-14 of its size).
@@ -49,15 +51,39 @@ SERIES_TOL = 1e-14
 _MIN_PIVOT = 1e-4
 
 
-def series_downdate(Linv, fixed, e, cu, g, cr, D, full: bool = False):
+class SeriesBasis(NamedTuple):
+    """What :func:`series_downdate` needs of ``P`` and the fixed basis vectors, made once for
+    every block of documents (:func:`series_basis`)."""
+
+    Linv: np.ndarray  # L⁻¹, P = L Lᵀ
+    ft: np.ndarray  # L⁻¹ f of the fixed vectors f (f, d)
+    Qf: np.ndarray  # P⁻¹ f
+    ftft: np.ndarray  # their Gram matrix (f, f)
+    pairs: np.ndarray  # (P⁻¹f_a ∘ P⁻¹f_b) (f², d)
+    qdiag: np.ndarray  # diag(P⁻¹)
+    QQ: np.ndarray  # P⁻¹ ∘ P⁻¹
+    logdet: float  # log|P|
+
+
+def series_basis(Linv: np.ndarray, fixed: np.ndarray) -> SeriesBasis:
+    """The fixed part of :func:`series_downdate`: ``L⁻¹`` (:func:`inverse_factor`) and the fixed
+    basis vectors (f, d), relative to the statistics' origin."""
+    d = Linv.shape[0]
+    ft = fixed @ Linv.T
+    Qf = ft @ Linv
+    Q = Linv.T @ Linv
+    pairs = (Qf[:, None, :] * Qf[None, :, :]).reshape(-1, d)
+    logdet = -2.0 * np.log(np.diagonal(Linv)).sum()
+    return SeriesBasis(Linv, ft, Qf, ft @ ft.T, pairs, np.diagonal(Q).copy(), Q * Q, logdet)
+
+
+def series_downdate(basis: SeriesBasis, e, cu, g, cr, D, full: bool = False):
     """log|Ψ'| and the quadratic forms rᵀΨ'⁻¹r of every document, with error bounds.
 
     Parameters
     ----------
-    Linv : ndarray (d, d)
-        Inverse of the (lower) Cholesky factor of the full-data part ``P``.
-    fixed : ndarray (f, d)
-        Fixed basis vectors (relative to the statistics' origin).
+    basis : SeriesBasis
+        The full-data part ``P`` and the fixed basis vectors (:func:`series_basis`).
     e : ndarray (n, d)
         The per-document basis vector (``x − x̄_y``).
     cu : ndarray (n, r, 1 + f)
@@ -85,25 +111,23 @@ def series_downdate(Linv, fixed, e, cu, g, cr, D, full: bool = False):
     """
     n, d = e.shape
     r, m, nb = cu.shape[1], cr.shape[1], cu.shape[2]
+    Linv, ft, Qf = basis.Linv, basis.ft, basis.Qf
     et = e @ Linv.T  # L⁻¹ e: whitened
-    ft = fixed @ Linv.T
     gam = np.empty((n, nb, nb))  # Gram matrix of the whitened basis, per document
     gam[:, 0, 0] = np.einsum("nd,nd->n", et, et)
     cross = et @ ft.T
     gam[:, 0, 1:] = cross
     gam[:, 1:, 0] = cross
-    gam[:, 1:, 1:] = ft @ ft.T
+    gam[:, 1:, 1:] = basis.ftft
     WG = _sandwich(np.concatenate([cu, cr], axis=1), gam)  # [[UᵀP⁻¹U, UᵀP⁻¹r], [., rᵀP⁻¹r]]
     M, Mr = WG[:, :r, :r], WG[:, :r, r:]
     F, logdet_a, ok = _capacitance(M, g)  # F = (I + G M)⁻¹ G
     FMr = F @ Mr
     q0 = np.diagonal(WG[:, r:, r:], axis1=1, axis2=2) - np.einsum("nrm,nrm->nm", Mr, FMr)
-    logdet = logdet_a - 2.0 * np.log(np.diagonal(Linv)).sum()
+    logdet = logdet_a + basis.logdet
     if D is None:
         return logdet, q0, np.zeros(n), np.zeros_like(q0), ok
-    Q = Linv.T @ Linv
     Qe = et @ Linv  # P⁻¹ e
-    Qf = ft @ Linv
 
 
     def on_basis(coef):  # Σ_b coef_b P⁻¹b for coefficients (n, j, nb): (n, j, d)
@@ -118,16 +142,15 @@ def series_downdate(Linv, fixed, e, cu, g, cr, D, full: bool = False):
     dq = DQe @ Qf.T
     gd[:, 0, 1:] = dq
     gd[:, 1:, 0] = dq
-    pairs = (Qf[:, None, :] * Qf[None, :, :]).reshape(-1, d)
-    gd[:, 1:, 1:] = (D @ pairs.T).reshape(n, nb - 1, nb - 1)
-    qdiag = np.diagonal(Q)
+    gd[:, 1:, 1:] = (D @ basis.pairs.T).reshape(n, nb - 1, nb - 1)
+    qdiag = basis.qdiag
     # s = B⁻¹r = P⁻¹(r − U F UᵀP⁻¹r): its coefficients on the basis (n, m, nb)
     sig = cr - np.swapaxes(FMr, 1, 2) @ cu
     WD = _sandwich(np.concatenate([cu, sig], axis=1), gd)  # [[UᵀP⁻¹DP⁻¹U, UᵀP⁻¹Ds], [., sᵀDs]]
     gdu, h = WD[:, :r, :r], WD[:, :r, r:]
     sDs = np.diagonal(WD[:, r:, r:], axis1=1, axis2=2)
     p1 = D @ qdiag - np.einsum("nab,nba->n", F, gdu)  # tr(B⁻¹D)
-    p2 = np.einsum("nd,nd->n", D @ (Q * Q), D)  # tr((P⁻¹D)²)
+    p2 = np.einsum("nd,nd->n", D @ basis.QQ, D)  # tr((P⁻¹D)²)
     if full:  # tr((B⁻¹D)²), B⁻¹ = P⁻¹ − V F Vᵀ (V = P⁻¹U): the Woodbury terms too
         fg = F @ gdu
         Z = ((D[:, None, :] * on_basis(cu)).reshape(n * r, d) @ Linv.T).reshape(n, r, d)
