@@ -41,7 +41,14 @@ from typing import NamedTuple
 import numpy as np
 from scipy.linalg import solve_triangular
 
-__all__ = ["SERIES_TOL", "SeriesBasis", "inverse_factor", "series_basis", "series_downdate"]
+__all__ = [
+    "SERIES_TOL",
+    "SeriesBasis",
+    "inverse_factor",
+    "rank_one_form",
+    "series_basis",
+    "series_downdate",
+]
 
 # A document whose bound on the neglected series terms of its score exceeds this (nats) is
 # refactorised explicitly (the rounding of a score is about 1e-14 of its size).
@@ -129,7 +136,6 @@ def series_downdate(basis: SeriesBasis, e, cu, g, cr, D, full: bool = False):
         return logdet, q0, np.zeros(n), np.zeros_like(q0), ok
     Qe = et @ Linv  # P⁻¹ e
 
-
     def on_basis(coef):  # Σ_b coef_b P⁻¹b for coefficients (n, j, nb): (n, j, d)
         j = coef.shape[1]  # the fixed vectors' part is one product for every document
         out = (coef[..., 1:].reshape(n * j, nb - 1) @ Qf).reshape(n, j, d)
@@ -166,14 +172,18 @@ def series_downdate(basis: SeriesBasis, e, cu, g, cr, D, full: bool = False):
         u = (t.reshape(n * m, d) @ Linv).reshape(n, m, d)
         u -= on_basis(np.swapaxes(Fh, 1, 2) @ cu)
         quad -= np.einsum("nmd,nmd->nm", u * D[:, None, :], u)
-    # Bounds. B ≥ P − c e eᵀ (the only negative weight is the scatter downdate, column 0),
-    # so (B⁻¹)_jj ≤ (P⁻¹)_jj + c (P⁻¹e)_j² / (1 − c eᵀP⁻¹e): τ ≥ ρ(B⁻¹D).
+    # Bounds. B ≥ P − c u uᵀ (the only negative weight is column 0's, u: the scatter
+    # downdate), so (B⁻¹)_jj ≤ (P⁻¹)_jj + c (P⁻¹u)_j² / (1 − c uᵀP⁻¹u): τ ≥ ρ(B⁻¹D).
+    ok &= (g[:, 1:] >= 0).all(axis=1)
     neg = np.where(g[:, 0] < 0, -g[:, 0], 0.0)
     room = 1.0 - neg * M[:, 0, 0]
     ok &= room > _MIN_PIVOT
     aD = np.abs(D)
+    Qu = Qe  # P⁻¹u, u = e (the scatter's downdate) or e + Σ_f a_f f (rank_one_form)
+    if cu[:, 0, 1:].any():
+        Qu = cu[:, 0, :1] * Qe + cu[:, 0, 1:] @ Qf
     with np.errstate(divide="ignore", invalid="ignore"):
-        tau = aD @ qdiag + neg * np.einsum("nd,nd->n", aD * Qe, Qe) / room
+        tau = aD @ qdiag + neg * np.einsum("nd,nd->n", aD * Qu, Qu) / room
         ok &= tau < 0.5
         # The series beyond the terms taken: Σ_k≥3 |tr((B⁻¹D)^k)|/k ≤ ρ p2 / (3(1 − ρ)) and
         # Σ_k≥j |zᵀH^k z| ≤ ‖Hz‖² ρ^(j−2)/(1 − ρ), ‖Hz‖² = (Ds)ᵀB⁻¹(Ds), H = B^-½DB^-½.
@@ -194,6 +204,44 @@ def _sandwich(W, A):
     """``W A Wᵀ`` of every document (matmul on contiguous operands: a transposed view sends
     the batched product to a loop several times slower)."""
     return (W @ A) @ np.ascontiguousarray(W.mT)
+
+
+def rank_one_form(P, fixed, cu, g):
+    """``P + U G Uᵀ`` as ``P̃ + γ ũ ũᵀ`` when U's columns are ``a_k e + Φ_k`` with the same
+    ``a``, ``Φ`` and ``G`` for a group of documents (shared covariance, one class, one
+    weight): only the document's ``e`` then varies, and
+
+        Σ_k g_k u_k u_kᵀ = ΦᵀGΦ + γ e eᵀ + e vᵀ + v eᵀ = ΦᵀGΦ − v vᵀ/γ + γ ũ ũᵀ,
+
+    γ = Σ_k g_k a_k², v = Σ_k g_k a_k Φ_k, ũ = e + v/γ: one factor of P̃ per group and a
+    rank-one update per document (what the Woodbury step of :func:`series_downdate` costs
+    on one column instead of K + 1).
+
+    Parameters
+    ----------
+    P : ndarray (d, d)
+    fixed : ndarray (f, d)
+        The fixed basis vectors.
+    cu : ndarray (r, 1 + f)
+        Coefficients of U's columns on ``[e, fixed...]``.
+    g : ndarray (r,)
+
+    Returns
+    -------
+    (SeriesBasis of P̃, coefficients of ũ (1 + f,), γ), or None where γ is not negative or
+    P̃ is not positive definite (the caller keeps the K + 1 columns).
+    """
+    a, phi = cu[:, 0], cu[:, 1:]
+    gamma = float((g * a) @ a)
+    if not gamma < 0:
+        return None
+    vcoef = (g * a) @ phi
+    Phi, v = phi @ fixed, vcoef @ fixed
+    try:
+        Linv = inverse_factor(P + (Phi.T * g) @ Phi - np.outer(v, v) / gamma)
+    except np.linalg.LinAlgError:
+        return None
+    return series_basis(Linv, fixed), np.concatenate([[1.0], vcoef / gamma]), gamma
 
 
 def inverse_factor(P: np.ndarray) -> np.ndarray:
