@@ -76,8 +76,11 @@ def _shared_groups(est, fixed_part, X, codes, w) -> list:
             form = rank_one_form(fixed_part[3][0], fixed_part[4], c["cu"][0], c["g"][0])
         if form is None:
             rest |= rows
-        else:
-            groups.append(((*form, c), rows))
+            continue
+        basis, shift, gamma = form
+        res = c["res"][0].copy()  # ρ e + Σ_f c_f f = ρ ũ + Σ_f (c_f − ρ shift_f) f
+        res[:, 1:] -= res[:, :1] * shift
+        groups.append(((basis, gamma, shift @ fixed_part[4], res, c["N"][0], c["kappa"][0]), rows))
     return groups + ([(None, rest)] if rest.any() else [])
 
 
@@ -157,19 +160,18 @@ def _series(est, fixed_part, X, codes, w, full: bool, form=None) -> tuple:
         c = _coefficients(est, fixed_part, X, codes, w)
         x, e, res, g, N, kappa, todo = (c[j] for j in ("x", "e", "res", "g", "N", "kappa", "todo"))
     else:  # one group: the same coefficients for every document, computed once
-        basis, coef, gamma, c = form
+        basis, gamma, shift, res, N, kappa = form
         x = X - st.shift
         e = x - st.offset[codes]
-        res, N, kappa = c["res"][0], c["N"][0], c["kappa"][0]
+        e += shift  # ũ, the group's one column
         todo = np.zeros(n, bool)
     D = _psi0_change(est, prior, moments, x, w)
     if kind == "shared":
         if form is None:
             basis, cu = bases[0], c["cu"]
-        else:  # one column: ũ = e + v/γ against the group's P̃
-            cu, g = np.empty((n, 1, coef.size)), np.full((n, 1), gamma)
-            cu[:] = coef
-            res = np.broadcast_to(res, (n, *res.shape))
+        else:  # one column, ũ = e + v/γ, against the group's P̃
+            cu, g = np.zeros((n, 1, k + 1)), np.full((n, 1), gamma)
+            cu[:, 0, 0] = 1.0
         logdet, quad, ld_err, q_err, ok = series_downdate(basis, e, cu, g, res, D, full)
         logdet, ld_err = logdet[:, None], ld_err[:, None]
         nu = (prior.nu0 + st.total_count - w)[:, None]

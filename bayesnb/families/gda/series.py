@@ -97,8 +97,8 @@ def series_downdate(basis: SeriesBasis, e, cu, g, cr, D, full: bool = False):
         Coefficients of U's columns on the basis ``[e_i, fixed...]``.
     g : ndarray (n, r)
         The diagonal of G.
-    cr : ndarray (n, m, 1 + f)
-        Coefficients of the residuals ``x − μ'``.
+    cr : ndarray (n, m, 1 + f) or (m, 1 + f)
+        Coefficients of the residuals ``x − μ'`` (2-D: the same for every document).
     D : ndarray (n, d) or None
         The diagonal change (None: Ψ0 does not move).
     full : bool
@@ -117,7 +117,7 @@ def series_downdate(basis: SeriesBasis, e, cu, g, cr, D, full: bool = False):
         False where the low-rank update is too close to singular (refactorise instead).
     """
     n, d = e.shape
-    r, m, nb = cu.shape[1], cr.shape[1], cu.shape[2]
+    r, m, nb = cu.shape[1], cr.shape[-2], cu.shape[2]
     Linv, ft, Qf = basis.Linv, basis.ft, basis.Qf
     et = e @ Linv.T  # L⁻¹ e: whitened
     gam = np.empty((n, nb, nb))  # Gram matrix of the whitened basis, per document
@@ -126,7 +126,10 @@ def series_downdate(basis: SeriesBasis, e, cu, g, cr, D, full: bool = False):
     gam[:, 0, 1:] = cross
     gam[:, 1:, 0] = cross
     gam[:, 1:, 1:] = basis.ftft
-    WG = _sandwich(np.concatenate([cu, cr], axis=1), gam)  # [[UᵀP⁻¹U, UᵀP⁻¹r], [., rᵀP⁻¹r]]
+    # the residuals' coefficients (and U's on the fixed vectors: none) shared by every document
+    common = cr.ndim == 2 and not cu[:, :, 1:].any()
+    W = np.concatenate([cu, np.broadcast_to(cr, (n, m, nb))], axis=1)
+    WG = _sandwich(W, gam)  # [[UᵀP⁻¹U, UᵀP⁻¹r], [., rᵀP⁻¹r]] per document
     M, Mr = WG[:, :r, :r], WG[:, :r, r:]
     F, logdet_a, ok = _capacitance(M, g)  # F = (I + G M)⁻¹ G
     FMr = F @ Mr
@@ -162,8 +165,12 @@ def series_downdate(basis: SeriesBasis, e, cu, g, cr, D, full: bool = False):
         Z = ((D[:, None, :] * on_basis(cu)).reshape(n * r, d) @ Linv.T).reshape(n, r, d)
         p2 += np.einsum("nab,nba->n", fg, fg) - 2.0 * np.einsum("nab,nab->n", F, Z @ Z.mT)
     logdet = logdet + p1 - 0.5 * p2
-    Ds = on_basis(sig)
-    Ds *= D[:, None, :]
+    if common:  # s's coefficients on the fixed vectors are cr's: Σ_f cr_f P⁻¹f once
+        Ds = sig[:, :, :1] * DQe[:, None, :]
+        Ds += D[:, None, :] * (cr[:, 1:] @ Qf)
+    else:
+        Ds = on_basis(sig)
+        Ds *= D[:, None, :]
     t = (Ds.reshape(n * m, d) @ Linv.T).reshape(n, m, d)  # L⁻¹ D s
     Fh = F @ h
     dbd = np.einsum("nmd,nmd->nm", t, t) - np.einsum("nrm,nrm->nm", h, Fh)  # (Ds)ᵀB⁻¹(Ds)
@@ -215,7 +222,7 @@ def rank_one_form(P, fixed, cu, g):
 
     γ = Σ_k g_k a_k², v = Σ_k g_k a_k Φ_k, ũ = e + v/γ: one factor of P̃ per group and a
     rank-one update per document (what the Woodbury step of :func:`series_downdate` costs
-    on one column instead of K + 1).
+    on one column instead of K + 1; ũ in place of e as its per-document basis vector).
 
     Parameters
     ----------
@@ -228,8 +235,9 @@ def rank_one_form(P, fixed, cu, g):
 
     Returns
     -------
-    (SeriesBasis of P̃, coefficients of ũ (1 + f,), γ), or None where γ is not negative or
-    P̃ is not positive definite (the caller keeps the K + 1 columns).
+    (SeriesBasis of P̃, the coefficients of ũ − e on the fixed vectors (f,), γ), or None
+    where γ is not negative or P̃ is not positive definite (the caller keeps the K + 1
+    columns).
     """
     a, phi = cu[:, 0], cu[:, 1:]
     gamma = float((g * a) @ a)
@@ -241,7 +249,7 @@ def rank_one_form(P, fixed, cu, g):
         Linv = inverse_factor(P + (Phi.T * g) @ Phi - np.outer(v, v) / gamma)
     except np.linalg.LinAlgError:
         return None
-    return series_basis(Linv, fixed), np.concatenate([[1.0], vcoef / gamma]), gamma
+    return series_basis(Linv, fixed), vcoef / gamma, gamma
 
 
 def inverse_factor(P: np.ndarray) -> np.ndarray:
