@@ -21,6 +21,7 @@ from scipy.special import gammaln
 from bayesnb.families.gda.series import (
     SERIES_TOL,
     inverse_factor,
+    rank_one_downdate,
     rank_one_form,
     series_basis,
     series_downdate,
@@ -172,7 +173,10 @@ def _series(est, fixed_part, X, codes, w, full: bool, form=None) -> tuple:
         else:  # one column, ũ = e + v/γ, against the group's P̃
             cu, g = np.zeros((n, 1, k + 1)), np.full((n, 1), gamma)
             cu[:, 0, 0] = 1.0
-        logdet, quad, ld_err, q_err, ok = series_downdate(basis, e, cu, g, res, D, full)
+        if form is None or full:
+            logdet, quad, ld_err, q_err, ok = series_downdate(basis, e, cu, g, res, D, full)
+        else:
+            logdet, quad, ld_err, q_err, ok = rank_one_downdate(basis, e, gamma, res, D)
         logdet, ld_err = logdet[:, None], ld_err[:, None]
         nu = (prior.nu0 + st.total_count - w)[:, None]
     else:

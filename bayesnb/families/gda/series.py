@@ -45,6 +45,7 @@ __all__ = [
     "SERIES_TOL",
     "SeriesBasis",
     "inverse_factor",
+    "rank_one_downdate",
     "rank_one_form",
     "series_basis",
     "series_downdate",
@@ -70,6 +71,7 @@ class SeriesBasis(NamedTuple):
     qdiag: np.ndarray  # diag(P⁻¹)
     QQ: np.ndarray  # P⁻¹ ∘ P⁻¹
     logdet: float  # log|P|
+    Q: np.ndarray  # P⁻¹
 
 
 def series_basis(Linv: np.ndarray, fixed: np.ndarray) -> SeriesBasis:
@@ -81,7 +83,7 @@ def series_basis(Linv: np.ndarray, fixed: np.ndarray) -> SeriesBasis:
     Q = Linv.T @ Linv
     pairs = (Qf[:, None, :] * Qf[None, :, :]).reshape(-1, d)
     logdet = -2.0 * np.log(np.diagonal(Linv)).sum()
-    return SeriesBasis(Linv, ft, Qf, ft @ ft.T, pairs, np.diagonal(Q).copy(), Q * Q, logdet)
+    return SeriesBasis(Linv, ft, Qf, ft @ ft.T, pairs, np.diagonal(Q).copy(), Q * Q, logdet, Q)
 
 
 def series_downdate(basis: SeriesBasis, e, cu, g, cr, D, full: bool = False):
@@ -211,6 +213,67 @@ def _sandwich(W, A):
     """``W A Wᵀ`` of every document (matmul on contiguous operands: a transposed view sends
     the batched product to a loop several times slower)."""
     return (W @ A) @ np.ascontiguousarray(W.mT)
+
+
+def rank_one_downdate(basis: SeriesBasis, e, g: float, cr, D):
+    """:func:`series_downdate`'s first pass for one column ``e`` (the :func:`rank_one_form`
+    of a group) and residual coefficients ``cr`` (m, 1 + f) shared by every document.
+
+    The same terms and bounds, written for that case: every D-weighted product of the fixed
+    parts is a product of D with a matrix made once (P⁻¹ ∘ q_c q_cᵀ, q_c = P⁻¹ of residual
+    c's fixed part), so no (n, m, d) array of whitened vectors and no batched products.
+    """
+    Linv, Q = basis.Linv, basis.Q
+    ce, cf = cr[:, 0], cr[:, 1:]
+    et = e @ Linv.T
+    alpha = np.einsum("nd,nd->n", et, et)  # eᵀP⁻¹e
+    bc = (et @ basis.ft.T) @ cf.T  # eᵀP⁻¹(r_c's fixed part)
+    Mr = alpha[:, None] * ce + bc  # eᵀP⁻¹r_c
+    rr = (alpha[:, None] * ce + 2.0 * bc) * ce + np.einsum("mf,fg,mg->m", cf, basis.ftft, cf)
+    piv = 1.0 + g * alpha  # the capacitance (as _capacitance, r = 1)
+    ok = piv > _MIN_PIVOT
+    piv = np.where(ok, piv, 1.0)
+    F = g / piv
+    FMr = F[:, None] * Mr
+    q0 = rr - Mr * FMr
+    logdet = np.log(piv) + basis.logdet
+    if D is None:
+        return logdet, q0, np.zeros(e.shape[0]), np.zeros_like(q0), ok
+    Qe = et @ Linv
+    DQe = D * Qe
+    gee = np.einsum("nd,nd->n", DQe, Qe)  # eᵀP⁻¹DP⁻¹e
+    q = cf @ basis.Qf  # P⁻¹ of the residuals' fixed parts (m, d)
+    dq = DQe @ q.T
+    sig = ce - FMr  # s_c = B⁻¹r_c = sig_c P⁻¹e + q_c
+    h = sig * gee[:, None] + dq  # eᵀP⁻¹Ds
+    sDs = (sig * gee[:, None] + 2.0 * dq) * sig + D @ (q * q).T
+    p1 = D @ basis.qdiag - F * gee
+    p2 = np.einsum("nd,nd->n", D @ basis.QQ, D)
+    logdet = logdet + p1 - 0.5 * p2
+    # (Ds)ᵀP⁻¹(Ds) = sig² ‖L⁻¹DP⁻¹e‖² + 2 sig (DP⁻¹e)ᵀP⁻¹(D q) + (Dq)ᵀP⁻¹(Dq)
+    A = DQe @ Q
+    yy = np.einsum("nd,nd->n", A, DQe)
+    yz = (A * D) @ q.T
+    m, d = q.shape
+    Mq = (Q[None] * q[:, :, None] * q[:, None, :]).transpose(1, 0, 2).reshape(d, m * d)
+    zz = np.einsum("nmd,nd->nm", (D @ Mq).reshape(-1, m, d), D)
+    dbd = (sig * yy[:, None] + 2.0 * yz) * sig + zz - h * F[:, None] * h
+    quad = q0 - sDs + dbd
+    neg = -g if g < 0 else 0.0  # bounds as series_downdate's (u = e, one column)
+    room = 1.0 - neg * alpha
+    ok &= room > _MIN_PIVOT
+    aD = np.abs(D)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tau = aD @ basis.qdiag + neg * np.einsum("nd,nd->n", aD * Qe, Qe) / room
+        ok &= tau < 0.5
+        rest = tau / (1.0 - tau)
+        ld_err = rest * np.abs(p2) / 3.0
+        q_err = np.abs(dbd) * rest[:, None]
+        sg = abs(g) * alpha
+        ok &= sg < 0.5
+        eps = sg / (1.0 - sg)
+        ld_err = (1.0 + eps) ** 2 * ld_err + (2.0 * eps + eps * eps) * np.abs(p2) / 2.0
+    return logdet, quad, np.where(ok, ld_err, np.inf), np.where(ok[:, None], q_err, np.inf), ok
 
 
 def rank_one_form(P, fixed, cu, g):
