@@ -81,7 +81,9 @@ def _shared_groups(est, fixed_part, X, codes, w) -> list:
         basis, shift, gamma = form
         res = c["res"][0].copy()  # ρ e + Σ_f c_f f = ρ ũ + Σ_f (c_f − ρ shift_f) f
         res[:, 1:] -= res[:, :1] * shift
-        groups.append(((basis, gamma, shift @ fixed_part[4], res, c["N"][0], c["kappa"][0]), rows))
+        st = est._stats  # ũ = x − anchor: x − x̄_y + Σ_f shift_f f
+        anchor = st.shift + st.offset[codes[i]] - shift @ fixed_part[4]
+        groups.append(((basis, gamma, anchor, res, c["N"][0], c["kappa"][0]), rows))
     return groups + ([(None, rest)] if rest.any() else [])
 
 
@@ -137,7 +139,6 @@ def _coefficients(est, fixed_part, X, codes, w) -> dict:
     lead = np.zeros((n, 1, nb))
     lead[:, 0, 0] = 1.0
     return dict(
-        x=x,
         e=x - st.offset[codes],
         todo=todo,
         N=N,
@@ -159,14 +160,13 @@ def _series(est, fixed_part, X, codes, w, full: bool, form=None) -> tuple:
     prior, bases, moments = fixed_part[:3]
     if form is None:
         c = _coefficients(est, fixed_part, X, codes, w)
-        x, e, res, g, N, kappa, todo = (c[j] for j in ("x", "e", "res", "g", "N", "kappa", "todo"))
+        e, res, g, N, kappa, todo = (c[j] for j in ("e", "res", "g", "N", "kappa", "todo"))
     else:  # one group: the same coefficients for every document, computed once
-        basis, gamma, shift, res, N, kappa = form
-        x = X - st.shift
-        e = x - st.offset[codes]
-        e += shift  # ũ, the group's one column
+        basis, gamma, anchor, res, N, kappa = form
+        e = X - anchor  # ũ, the group's one column
         todo = np.zeros(n, bool)
-    D = _psi0_change(est, prior, moments, x, w)
+        w = w[:1]  # (one weight)
+    D = _psi0_change(est, prior, moments, X, w)
     if kind == "shared":
         if form is None:
             basis, cu = bases[0], c["cu"]
@@ -208,7 +208,7 @@ def _series(est, fixed_part, X, codes, w, full: bool, form=None) -> tuple:
     return ll, todo
 
 
-def _psi0_change(est, fitted, moments, x, w) -> np.ndarray | None:
+def _psi0_change(est, fitted, moments, X, w) -> np.ndarray | None:
     """ψ0' − ψ0 (n, d): the data-scaled default Ψ0's diagonal without each document minus
     the fitted one (None for a given psi0). As :func:`_downdated_prior`, in place.
     """
@@ -219,7 +219,7 @@ def _psi0_change(est, fitted, moments, x, w) -> np.ndarray | None:
     mean, var = moments
     nl = n - w
     with np.errstate(divide="ignore", invalid="ignore"):
-        t = x - (mean - st.shift)
+        t = X - mean
         t *= t
         t *= (w * n / nl)[:, None]
         np.subtract(var * n, t, out=t)  # T' = T − (w n / n')(x − m)²
