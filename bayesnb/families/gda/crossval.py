@@ -18,14 +18,16 @@ of a prior whose ``mu0`` and ``psi0`` are given.
 The default prior moves with the data: leaving a document out shifts μ0 (every class's
 posterior mean and between-mean term) and changes Ψ0 = (ν0 − d − 1) diag(v) in every
 coordinate, a full-rank diagonal D_i that no finite low-rank formula absorbs. The shared and
-per-class models then take :mod:`bayesnb.families.gda.series`: the low-rank part exactly
-(Woodbury, determinant lemma, one factor per covariance matrix), D_i by the series of
-``log|I + B⁻¹D|`` and ``(B + D)⁻¹`` (its terms of order 1/n² per coordinate), with a
-per-document bound on the terms left out; the documents whose bound exceeds
-``SERIES_TOL`` (small data, outliers) are built and factorised explicitly (O(K d³) each,
-augmented with the residuals so the same factorisation gives the Mahalanobis distances). On
-10,000 × 30 every document takes the series: 1.9–4.7× one fit plus one predict_proba over
-the estimates (benchmarks/bench_gda_loo.py, machine load 4–7; the explicit path was 12–18×).
+per-class models then take :mod:`bayesnb.families.gda.series` (driven by
+:mod:`bayesnb.families.gda.loo_series`): the low-rank part exactly (Woodbury, determinant
+lemma, one factor per covariance matrix; shared: one factor per (class, weight) group and a
+rank-one update per document), D_i by the series of ``log|I + B⁻¹D|`` and ``(B + D)⁻¹``
+(its terms of order 1/n² per coordinate), with a per-document bound on the terms left out;
+the documents whose bound exceeds ``SERIES_TOL`` (small data, outliers) are built and
+factorised explicitly (O(K d³) each, augmented with the residuals so the same
+factorisation gives the Mahalanobis distances). On 10,000 × 30 every document takes the
+series (benchmarks/bench_gda_loo.py; the explicit path was 12–18× one fit plus one
+predict_proba).
 Holding the data-scaled prior at its full-data value,
 ``est.set_params(**family_of(est).fixed_prior_params(est))``, is the rank-one path (about
 1×), and differs from refits by the prior's own movement, measured in

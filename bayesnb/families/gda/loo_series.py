@@ -6,8 +6,9 @@ The shared and per-class models take :func:`bayesnb.families.gda.series.series_d
 :mod:`bayesnb.families.gda.crossval`. With the shared covariance, the documents of one class
 and one weight share every coefficient of the low-rank part but their own ``x − x̄_y``, so
 the K + 1 columns fold into one (:func:`~bayesnb.families.gda.series.rank_one_form`): one
-factor per (class, weight) group and a rank-one update per document. Many distinct weights
-keep the K + 1 columns (one factor for all). Also the density from ``log|Ψ'|`` and the
+factor per (class, weight) group and a rank-one update per document, whose first series
+pass is :func:`~bayesnb.families.gda.series.rank_one_downdate`. Many distinct weights keep
+the K + 1 columns (one factor for all). Also the density from ``log|Ψ'|`` and the
 Mahalanobis distance that every GDA leave-one-out path shares.
 """
 
