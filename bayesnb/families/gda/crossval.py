@@ -56,7 +56,6 @@ from scipy.special import gammaln
 from bayesnb.families._crossval import loo_class_log_prior
 from bayesnb.families.gda.loo_series import (
     _LOG_2PI,
-    _SERIES_BLOCK,
     _blocks,
     _den,
     _score,
@@ -78,6 +77,8 @@ _MIN_RATIO = 1e-4
 _PIVOT = 1e-8
 # Cells (float64) of the per-document matrices built at once by the explicit downdate.
 _BLOCK_CELLS = 4_000_000
+# Documents per block of the diagonal model's elementwise downdate (stays in cache).
+_ELEMENTWISE_BLOCK = 1024
 # The trailing diagonal of the augmented matrices (see _augmented).
 _BIG = 1e100
 
@@ -148,7 +149,7 @@ def _loo_log_likelihood(est, X, codes, w) -> np.ndarray:
             series_scores(est, X, codes, w, ll, todo)
         per_doc = {"shared": (d + k) ** 2, "per_class": k * (d + 1) ** 2}.get(kind)
         # the diagonal model is elementwise: blocks that stay in cache
-        step = _SERIES_BLOCK if per_doc is None else max(1, _BLOCK_CELLS // per_doc)
+        step = _ELEMENTWISE_BLOCK if per_doc is None else max(1, _BLOCK_CELLS // per_doc)
         for part in _blocks(todo, step):
             ll[part], redo[part] = _explicit(est, X[part], codes[part], w[part])
     for i in np.flatnonzero(redo):
