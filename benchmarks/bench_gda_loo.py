@@ -8,8 +8,10 @@ interleaved so both see the same machine load), and prints their ratio, for two 
 - ``data-scaled``: the default prior, re-derived from the data without each document as a
   refit derives it. Leaving a document out then changes Ψ0 = (ν0 − d − 1) diag(v) in every
   coordinate: Woodbury on the low-rank part and a bounded series on that diagonal change
-  (bayesnb.families.gda.series), O(K d²) per document; documents whose bound is too loose
-  would be factorised explicitly (none here). ``estimate="mle"`` has no prior (rank-one).
+  (bayesnb.families.gda.series), O(K d²) per document (shared covariance: one factor per
+  class, the low-rank part folded into one column, ``series.rank_one_form``); documents
+  whose bound is too loose would be factorised explicitly (none here). ``estimate="mle"``
+  has no prior (rank-one).
 - ``pinned``: the same prior held at its full-data value (``family.fixed_prior_params``, the
   issue's allowance for data-learned hyperparameters; the change against refits is measured
   in tests/test_gda_crossval.py): rank-one Sherman–Morrison / determinant-lemma downdates.

@@ -17,7 +17,7 @@ from sklearn.model_selection import KFold
 
 from bayesnb import GDA
 from bayesnb.families import family_of
-from bayesnb.families.gda import crossval
+from bayesnb.families.gda import crossval, loo_series
 from bayesnb.priors import NormalInverseWishart
 from bayesnb.validation import MissingValueWarning
 
@@ -299,15 +299,24 @@ def test_loo_data_scaled_prior_small_data_factorises(monkeypatch):
     [None, NormalInverseWishart(mu0=5.0), NormalInverseWishart(psi0=[1.0, 3.0, 0.2])],
     ids=["data-scaled", "data-scaled-psi0", "data-scaled-mu0"],
 )
-def test_loo_series_equals_refits(cov, estimate, prior):
+@pytest.mark.parametrize("weights", ["continuous", "two-valued", "unit"])
+def test_loo_series_equals_refits(cov, estimate, prior, weights):
     """The series path (Woodbury on the low-rank part, the bounded series on the diagonal
-    change of Ψ0) against refits that re-derive the prior, weighted, on 900 documents; its
-    bound sends the documents it cannot vouch for to the explicit factorisation."""
+    change of Ψ0) against refits that re-derive the prior, on 900 documents; its bound
+    sends the documents it cannot vouch for to the explicit factorisation. With few
+    distinct weights the shared model folds the low-rank part per (class, weight) group
+    into one rank-one column (loo_series.rank_one_form); with many it keeps K + 1."""
     X, y, w = _data(sizes=(400, 300, 200), seed=10)
+    if weights != "continuous":
+        w = np.where(w > 1.4, 2.0, 1.0) if weights == "two-valued" else np.ones(y.size)
     X[7] += 6.0  # an outlier: its own downdate is larger
     params = dict(covariance=cov, estimate=estimate, prior=prior)
     est = GDA(**params).fit(X, y, sample_weight=w)
     Xc, _ = est._check_input(X, y, reset=False)
+    groups = loo_series._shared_groups(est, loo_series._series_factors(est), Xc, y, w)
+    folded = [form is not None for form, _ in groups]
+    n_groups = {"continuous": 0, "two-valued": 6, "unit": 3}[weights]
+    assert folded == ([True] * n_groups if cov == "shared" and n_groups else [False])
     ll, todo = crossval._series(est, crossval._series_factors(est), Xc, y, w, True)
     assert todo.mean() < (0.01 if cov == "shared" else 0.1)
     loo = _loo(est, X, y, w)

@@ -37,14 +37,19 @@ def _float_array(value, name: str) -> np.ndarray:
     return arr
 
 
-def default_psi0_diagonal(data_var: np.ndarray, nu0: float) -> np.ndarray:
+def default_psi0_diagonal(data_var: np.ndarray, nu0: float, top=None) -> np.ndarray:
     """Diagonal of the data-scaled default Ψ0, ``(nu0 − d − 1) · max(v, floor)``.
 
     ``data_var`` is (..., d): the last axis holds one data set's per-feature variances, so a
     stack of data sets (leave-one-out: one per left-out document) resolves in one call.
+    ``top`` (optional, broadcasting against ``data_var``): an upper bound of each data set's
+    largest variance; where every variance is at least twice the floor of that bound (twice:
+    rounding), no floor applies and the per-data-set maximum is not taken.
     """
     v = np.asarray(data_var, dtype=np.float64)
     d = v.shape[-1]
+    if top is not None and np.all(top > 0) and np.all(v >= (2.0 * _VAR_FLOOR) * top):
+        return v * (nu0 - d - 1)
     top = v.max(axis=-1, keepdims=True) if d else np.zeros((*v.shape[:-1], 1))
     floor = np.where(top > 0, _VAR_FLOOR * top, 1.0)
     return np.maximum(v, floor) * (nu0 - d - 1)

@@ -18,14 +18,16 @@ of a prior whose ``mu0`` and ``psi0`` are given.
 The default prior moves with the data: leaving a document out shifts μ0 (every class's
 posterior mean and between-mean term) and changes Ψ0 = (ν0 − d − 1) diag(v) in every
 coordinate, a full-rank diagonal D_i that no finite low-rank formula absorbs. The shared and
-per-class models then take :mod:`bayesnb.families.gda.series`: the low-rank part exactly
-(Woodbury, determinant lemma, one factor per covariance matrix), D_i by the series of
-``log|I + B⁻¹D|`` and ``(B + D)⁻¹`` (its terms of order 1/n² per coordinate), with a
-per-document bound on the terms left out; the documents whose bound exceeds
-``SERIES_TOL`` (small data, outliers) are built and factorised explicitly (O(K d³) each,
-augmented with the residuals so the same factorisation gives the Mahalanobis distances). On
-10,000 × 30 every document takes the series: 1.9–4.7× one fit plus one predict_proba over
-the estimates (benchmarks/bench_gda_loo.py, machine load 4–7; the explicit path was 12–18×).
+per-class models then take :mod:`bayesnb.families.gda.series` (driven by
+:mod:`bayesnb.families.gda.loo_series`): the low-rank part exactly (Woodbury, determinant
+lemma, one factor per covariance matrix; shared: one factor per (class, weight) group and a
+rank-one update per document), D_i by the series of ``log|I + B⁻¹D|`` and ``(B + D)⁻¹``
+(its terms of order 1/n² per coordinate), with a per-document bound on the terms left out;
+the documents whose bound exceeds ``SERIES_TOL`` (small data, outliers) are built and
+factorised explicitly (O(K d³) each, augmented with the residuals so the same
+factorisation gives the Mahalanobis distances). On 10,000 × 30 every document takes the
+series (benchmarks/bench_gda_loo.py; the explicit path was 12–18× one fit plus one
+predict_proba).
 Holding the data-scaled prior at its full-data value,
 ``est.set_params(**family_of(est).fixed_prior_params(est))``, is the rank-one path (about
 1×), and differs from refits by the prior's own movement, measured in
@@ -46,14 +48,21 @@ rounding of the refit's own absolute class means.
 from __future__ import annotations
 
 import copy
-import functools
 
 import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.special import gammaln
 
 from bayesnb.families._crossval import loo_class_log_prior
-from bayesnb.families.gda.series import SERIES_TOL, inverse_factor, series_downdate
+from bayesnb.families.gda.loo_series import (
+    _LOG_2PI,
+    _blocks,
+    _den,
+    _score,
+    _series,  # noqa: F401 - re-exported (the series path lived here)
+    _series_factors,  # noqa: F401 - re-exported
+    series_scores,
+)
 from bayesnb.priors.gaussian import default_psi0_diagonal
 from bayesnb.stats.gaussian import _EMPTY, GaussianStats, gaussian_stats
 from bayesnb.stats.missing import missing_rows
@@ -61,7 +70,6 @@ from bayesnb.stats.missing import missing_rows
 # loo_class_log_prior: the one leave-one-out class prior of every family, re-exported here.
 __all__ = ["GDACrossval", "loo_class_log_prior"]
 
-_LOG_2PI = float(np.log(2.0 * np.pi))
 # A downdate shrinking a determinant by more than this factor (or a squared Cholesky pivot of
 # the correlation matrix below _PIVOT) is recomputed from the downdated statistics: the
 # rank-one formulas lose about -log10(ratio) digits there, and a refit may refuse the matrix.
@@ -69,8 +77,8 @@ _MIN_RATIO = 1e-4
 _PIVOT = 1e-8
 # Cells (float64) of the per-document matrices built at once by the explicit downdate.
 _BLOCK_CELLS = 4_000_000
-# Documents per block of the series path (its (block, K, d) arrays stay in cache).
-_SERIES_BLOCK = 1024
+# Documents per block of the diagonal model's elementwise downdate (stays in cache).
+_ELEMENTWISE_BLOCK = 1024
 # The trailing diagonal of the augmented matrices (see _augmented).
 _BIG = 1e100
 
@@ -137,40 +145,16 @@ def _loo_log_likelihood(est, X, codes, w) -> np.ndarray:
         redo = np.zeros(codes.size, bool)
         d, k = X.shape[1], len(est.classes_)
         todo = np.ones(codes.size, bool)
-        if kind != "diagonal":  # the series (twice: more terms for what the bound refuses)
-            # Blocks of documents whose (block, K, d) arrays stay in cache; their products
-            # are too small for BLAS threads to pay (they only contend with each other).
-            with _blas_controller().limit(limits=1, user_api="blas"):
-                fixed = _series_factors(est)
-                for full in (False, True):
-                    for p in _blocks(todo, _SERIES_BLOCK):
-                        ll[p], todo[p] = _series(est, fixed, X[p], codes[p], w[p], full)
+        if kind != "diagonal":
+            series_scores(est, X, codes, w, ll, todo)
         per_doc = {"shared": (d + k) ** 2, "per_class": k * (d + 1) ** 2}.get(kind)
         # the diagonal model is elementwise: blocks that stay in cache
-        step = _SERIES_BLOCK if per_doc is None else max(1, _BLOCK_CELLS // per_doc)
+        step = _ELEMENTWISE_BLOCK if per_doc is None else max(1, _BLOCK_CELLS // per_doc)
         for part in _blocks(todo, step):
             ll[part], redo[part] = _explicit(est, X[part], codes[part], w[part])
     for i in np.flatnonzero(redo):
         ll[i] = _refit_row(est, X[i : i + 1], codes[i : i + 1], w[i : i + 1])
     return ll
-
-
-@functools.cache
-def _blas_controller():
-    """threadpoolctl's controller, made once (inspecting the loaded libraries costs more than
-    the products it limits)."""
-    from threadpoolctl import ThreadpoolController
-
-    return ThreadpoolController()
-
-
-def _blocks(mask: np.ndarray, step: int):
-    """The rows of ``mask`` in blocks of at most ``step`` (slices while every row is in)."""
-    if mask.all():
-        yield from (slice(i, i + step) for i in range(0, mask.size, step))
-        return
-    rows = np.flatnonzero(mask)
-    yield from (rows[i : i + step] for i in range(0, rows.size, step))
 
 
 def _refit_row(est, x, code, w) -> np.ndarray:
@@ -202,32 +186,6 @@ def _without_class(est, x, code: int, w: float, moved: bool) -> np.ndarray:
     out = np.full(st.n_classes, -np.inf)
     out[keep] = view._log_likelihood(x)[0]
     return out
-
-
-def _score(est, logdet, quad, den, kappa, nu) -> np.ndarray:
-    """log density of x under every class from ``log|Ψ'|`` and ``(x − μ')ᵀΨ'⁻¹(x − μ')``.
-
-    Point estimates: Σ' = Ψ'/den (MLE: the scatter over the count). ``"bayes"``: the Student-t
-    with ν' − d + 1 degrees of freedom and scale Ψ'(κ' + 1)/(κ'(ν' − d + 1)) (see
-    :func:`bayesnb.scoring.gaussian.student_t_jll`).
-    """
-    d = est.n_features_in_
-    if est.estimate != "bayes":
-        return -0.5 * (d * _LOG_2PI + logdet - d * np.log(den) + den * quad)
-    dof = nu - d + 1.0
-    s = (kappa + 1.0) / kappa
-    const = gammaln((dof + d) / 2.0) - gammaln(dof / 2.0) - 0.5 * d * np.log(np.pi * s)
-    return const - 0.5 * logdet - 0.5 * (dof + d) * np.log1p(quad / s)
-
-
-def _den(est, nu, k: int):
-    """The divisor of Ψ' in the point estimate (see NormalInverseWishartPosterior)."""
-    d, kind = est.n_features_in_, est._stats.covariance
-    if est.estimate == "map":
-        if kind == "shared":
-            return nu + d + 1.0 + k
-        return nu + d + 2.0 if kind == "per_class" else nu - d + 4.0
-    return nu - d - 1.0  # "mean"
 
 
 def _rank_one(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
@@ -329,92 +287,6 @@ def _diagonal_downdate(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
     return ll, redo
 
 
-def _series_factors(est) -> tuple:
-    """The fixed part of :func:`_series`: the fitted prior, and ``L⁻¹`` of P = Ψ0 (its
-    diagonal, when the data-scaled Ψ0 moves) + the scatter per covariance matrix (one
-    shared, or one per class)."""
-    st, prior = est._stats, est.posterior_.prior
-    psi0 = prior.psi0
-    if est.prior is None or est.prior.psi0 is None:
-        psi0 = np.diag(np.diagonal(psi0))
-    scatters = [st.scatter] if st.covariance == "shared" else list(st.scatter)
-    return prior, [inverse_factor(psi0 + S) for S in scatters]
-
-
-def _series(est, fixed_part, X, codes, w, full: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Shared and per-class scores under the data-scaled prior by :func:`series_downdate`,
-    and the rows it leaves to the explicit path (emptied class, bound above the tolerance).
-
-    Coefficients on the basis ``[x − x̄_y, x̄_1, …, x̄_K, μ0]`` (offsets from the origin):
-    x̄_y' = x̄_y − a (x − x̄_y) with a = w/N_y'; the default μ0' = μ0 − λ(x − μ0), λ = w/n'.
-    """
-    st, kind = est._stats, est._stats.covariance
-    n, k, d = codes.size, st.n_classes, st.n_features
-    rows = np.arange(n)
-    x = X - st.shift
-    cy = st.count[codes]
-    left = cy - w
-    todo = left <= _EMPTY * cy  # the class loses its last Gaussian row
-    left = np.where(todo, 1.0, left)
-    e = x - st.offset[codes]
-    N = np.broadcast_to(st.count, (n, k)).copy()
-    N[rows, codes] = left
-    prior, inv = fixed_part
-    kappa = prior.kappa0 + N
-    moving_mu = est.prior is None or est.prior.mu0 is None
-    fixed = np.vstack([st.offset, prior.mu0 - st.shift])  # (the fitted μ0: the pooled mean)
-    nb = k + 2
-    base = np.zeros((n, nb))  # x = (x − x̄_y) + x̄_y
-    base[:, 0] = 1.0
-    base[rows, 1 + codes] = 1.0
-    O = np.zeros((n, k, nb))
-    O[:, np.arange(k), 1 + np.arange(k)] = 1.0
-    O[rows, codes, 0] = -w / left
-    m0 = np.zeros((n, nb))
-    m0[:, -1] = 1.0
-    if moving_mu:
-        lam = w / (st.total_count - w)
-        m0 -= lam[:, None] * base
-        m0[:, -1] += lam
-    dev = O - m0[:, None, :]
-    res = base[:, None, :] - (O - (prior.kappa0 / kappa)[..., None] * dev)  # x − μ_c'
-    g = np.concatenate([-(w * cy / left)[:, None], prior.kappa0 * N / kappa], axis=1)
-    D = _psi0_change(est, prior, x, w)
-    lead = np.zeros((n, 1, nb))
-    lead[:, 0, 0] = 1.0
-    if kind == "shared":
-        cu = np.concatenate([lead, dev], axis=1)
-        logdet, quad, ld_err, q_err, ok = series_downdate(inv[0], fixed, e, cu, g, res, D, full)
-        logdet, ld_err = logdet[:, None], ld_err[:, None]
-        nu = (prior.nu0 + st.total_count - w)[:, None]
-    else:
-        logdet, quad = np.empty((n, k)), np.empty((n, k))
-        ld_err, q_err = np.empty((n, k)), np.empty((n, k))
-        ok = np.ones(n, bool)
-        for c in range(k):
-            own = (codes == c).astype(np.float64)
-            cu = np.concatenate([lead * own[:, None, None], dev[:, c : c + 1]], axis=1)
-            gc = np.c_[g[:, 0] * own, g[:, 1 + c]]
-            out = series_downdate(inv[c], fixed, e, cu, gc, res[:, c : c + 1], D, full)
-            logdet[:, c], quad[:, c] = out[0], out[1][:, 0]
-            ld_err[:, c], q_err[:, c] = out[2], out[3][:, 0]
-            ok &= out[4]
-        nu = prior.nu0 + N
-    if est.estimate == "bayes":
-        dof = nu - d + 1.0
-        err = 0.5 * ld_err + 0.5 * (dof + d) * q_err * kappa / (kappa + 1.0)
-        den = None
-    else:
-        den = _den(est, nu, k)
-        err = 0.5 * ld_err + 0.5 * den * q_err
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ll = _score(est, logdet, quad, den, kappa, nu)
-    todo |= ~ok | ~(err.max(axis=1) <= SERIES_TOL)
-    if est.estimate == "mean":
-        todo |= ~np.all(nu - d - 1.0 > 0, axis=-1)
-    return ll, todo
-
-
 def _explicit(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
     """Per-document posterior parameters built and factorised (data-scaled prior, diagonal)."""
     st, kind = est._stats, est._stats.covariance
@@ -499,27 +371,6 @@ def _augmented(st, rows, codes, ce, e, g, dev, psi0, diagonal, q) -> np.ndarray:
     else:
         A += psi0
     return aug
-
-
-def _psi0_change(est, fitted, x, w) -> np.ndarray | None:
-    """ψ0' − ψ0 (n, d): the data-scaled default Ψ0's diagonal without each document minus
-    the fitted one (None for a given psi0). As :func:`_downdated_prior`, in place."""
-    if est.prior is not None and est.prior.psi0 is not None:
-        return None
-    st = est._stats
-    n = st.total_count
-    mean, var = st.pooled_moments()
-    nl = n - w
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = x - (mean - st.shift)
-        t *= t
-        t *= (w * n / nl)[:, None]
-        np.subtract(var * n, t, out=t)  # T' = T − (w n / n')(x − m)²
-        np.maximum(t, 0.0, out=t)
-        t /= nl[:, None]
-    out = default_psi0_diagonal(t, fitted.nu0)
-    out -= np.diagonal(fitted.psi0)
-    return out
 
 
 def _downdated_prior(est, x, w) -> tuple[np.ndarray, np.ndarray, bool]:
