@@ -218,3 +218,36 @@ def test_values_usual(monkeypatch):
     assert not values_usual(np.zeros((3, 2), order="F"), True)  # not contiguous: likewise
     _numpy_only(monkeypatch)
     assert not values_usual(np.array([0.0, 1.0]), True)  # small: the NumPy checks
+
+
+@pytest.mark.parametrize("model", [MultinomialNB(), BernoulliNB(), BernoulliNB(binarize=2.5)])
+def test_the_product_checks_and_finishes_the_scores(model, monkeypatch):
+    X, y = _counts(seed=5)
+    model.fit(X, y)
+    _numpy_only(monkeypatch)
+    want = model.predict_proba(X)
+    _compiled(monkeypatch)
+    seen = {"blocks": 0, "finished": 0}
+    inspect, finish = blocks._Inspection.__call__, softmax.RowSoftmax.result
+
+    def counted_inspect(self, block):
+        seen["blocks"] += 1
+        return inspect(self, block)
+
+    def counted_finish(self, proba):
+        seen["finished"] += 1
+        return finish(self, proba)
+
+    monkeypatch.setattr(blocks._Inspection, "__call__", counted_inspect)
+    monkeypatch.setattr(softmax.RowSoftmax, "result", counted_finish)
+    assert model._checks_in_product()
+    assert np.array_equal(model.predict_proba(X), want)
+    assert seen["blocks"] > 10 and seen["finished"] == 1
+    assert not MultinomialNB(estimate="bayes").fit(X, y)._checks_in_product()
+    assert not BernoulliNB(binarize=-1.0).fit(X.toarray(), y)._checks_in_product()
+
+
+def test_compiled_division_is_ieee():
+    t = np.zeros((2, 9))  # 0 / 0: NaN as in NumPy, not Python's ZeroDivisionError
+    _jit.kernels().divide_rows(t)
+    assert np.isnan(t).all()
