@@ -23,6 +23,7 @@ def _compiled(monkeypatch) -> None:
     monkeypatch.setattr(_jit, "COMPILED_FROM", 1)
     monkeypatch.setattr(blocks, "_PARALLEL_FROM", 1)
     monkeypatch.setattr(blocks, "_BLOCK_VALUES", 7)
+    monkeypatch.setattr(blocks, "_INSPECT_VALUES", 11)
     monkeypatch.setattr(softmax, "_COMPILED_CELLS", 13)
     monkeypatch.setenv("BAYESNB_NUM_THREADS", "3")
 

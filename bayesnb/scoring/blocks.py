@@ -59,6 +59,9 @@ _PARALLEL_FROM = 1 << 18
 # score cells per softmax block: the block's arrays stay in a core's L2 cache between the
 # passes over it.
 _BLOCK_VALUES = 1 << 16
+# Stored values per block of a product that only checks them (read in place, no mapped copy):
+# fewer, longer calls of SciPy's kernel; the block (3 MiB with its indices) stays in L2/L3.
+_INSPECT_VALUES = 1 << 18
 _BLOCK_CELLS = 1 << 14
 
 
@@ -196,7 +199,8 @@ def csr_dot(
                 return
             # Stored values of this range a cache-sized block at a time: checked, mapped and
             # multiplied while in cache.
-            blocks = max(1, int(indptr[r1] - indptr[r0]) // _BLOCK_VALUES)
+            size = _BLOCK_VALUES if values is not None else _INSPECT_VALUES
+            blocks = max(1, int(indptr[r1] - indptr[r0]) // size)
             sub = _splits(indptr[r0 : r1 + 1], blocks) + r0
             for a, b in itertools.pairwise(sub.tolist()):
                 s0, s1 = indptr[a], indptr[b]
