@@ -52,7 +52,8 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
       changing ``self`` (so Dask workers can run it), and ``_merge_statistics(stats)``: add
       them to the fitted statistics; ``_count`` is the two in turn;
     - ``_log_likelihood(X)``: per-class log-likelihood, shape (n_samples, n_classes), under
-      ``self.estimate`` (the class prior excluded).
+      ``self.estimate`` (the class prior excluded); ``_fresh_log_likelihood = True`` beside
+      it says it returns a new array every time (``predict_proba`` then writes over it).
 
     Missing values: a subclass with a ``missing`` parameter (``"error"`` | ``"ignore"``) passes
     ``missing=self._missing`` to validation, which refuses NaN under ``"error"`` and lets it
@@ -457,11 +458,14 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         if _is_dask(X):
             return _dask_predict(self, "predict_proba", X)
         check_fitted(self)
-        X = self._check_input(X, reset=False)
-        # The joint log-probability of predict_joint_log_proba, its prior added block by block
-        # inside the softmax (no separate pass over the scores).
-        prior = self.class_log_prior_
-        return normalize_proba(self._log_likelihood(X), prior, offset=prior)
+        return self._proba(X)
+
+    def _proba(self, X) -> np.ndarray:
+        """predict_proba of in-memory X (the softmax writes over jll if its maker says new)."""
+        jll, prior = self._log_likelihood(self._check_input(X, reset=False)), self.class_log_prior_
+        owner = next(c for c in type(self).__mro__ if "_log_likelihood" in vars(c))
+        fresh = vars(owner).get("_fresh_log_likelihood", False)
+        return normalize_proba(jll, prior, offset=prior, overwrite=fresh)
 
     def predict(self, X) -> np.ndarray:
         """The most probable class of every document."""

@@ -23,7 +23,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from bayesnb.scoring.blocks import sum_and_min
+from bayesnb.scoring.blocks import defer_value_checks, sum_and_min, values_usual
 
 ESTIMATES = ("mle", "map", "mean", "bayes")
 MISSING = ("error", "ignore")
@@ -290,6 +290,25 @@ def check_X(
             raise ValueError("check_X(finite=False) cannot check nonnegative or integer values")
         return (X, y) if y is not None else X
     values = _finite_values(X)
+    check_missing(missing)
+    if not integer:
+        # Inside values_checked_by_products() the products reading sparse X check its values;
+        # else a compiled pass says whether a check can fail at all; only then NumPy's checks.
+        if sp.issparse(X) and defer_value_checks(
+            values, nonnegative, lambda: _check_values(estimator, X, nonnegative, False, missing)
+        ):
+            return (X, y) if y is not None else X
+        if values_usual(values, nonnegative):
+            return (X, y) if y is not None else X
+    _check_values(estimator, X, nonnegative, integer, missing)
+    if y is not None:
+        return X, y
+    return X
+
+
+def _check_values(estimator, X, nonnegative: bool, integer: bool, missing: str) -> None:
+    """The value checks of :func:`check_X`: finite (NaN unless missing), signs, integers."""
+    values = _finite_values(X)
     # One pass over the values gives their sum (finite: no NaN, no infinity) and minimum.
     total, low = sum_and_min(values, minimum=nonnegative)
     if _check_finite(estimator, X, check_missing(missing), total):
@@ -305,9 +324,6 @@ def check_X(
             f"Non-integer values in data passed to {type(estimator).__name__}: categories must "
             "be integers 0, 1, 2, ..."
         )
-    if y is not None:
-        return X, y
-    return X
 
 
 def check_X_y(estimator, X, y, *, reset: bool, **kwargs):

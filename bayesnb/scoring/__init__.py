@@ -1,7 +1,9 @@
 """Scoring: estimates or posterior predictives -> per-class log-likelihoods of new data.
 
 Discrete event models in :mod:`bayesnb.scoring.discrete`, Gaussian ones in
-:mod:`bayesnb.scoring.gaussian`; the shared log-space normalisation is here.
+:mod:`bayesnb.scoring.gaussian`; the log-space normalisation over classes in
+:mod:`bayesnb.scoring.softmax` (re-exported here), the row-block products in
+:mod:`bayesnb.scoring.blocks` and their compiled passes in :mod:`bayesnb.scoring._jit`.
 """
 
 from bayesnb.scoring.discrete import (

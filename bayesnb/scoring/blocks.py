@@ -12,7 +12,9 @@ n_classes) scores. Both are done here by blocks of rows:
   in cache, instead of one pass over the whole score matrix per operation, again in threads.
   Element-wise operations, maxima, and sums over classes taken in NumPy's own order
   (:func:`row_sums_by_columns`) give the same numbers on a block as on the whole array.
-- :func:`sum_and_min` takes both reductions of validation in one pass over memory.
+- :func:`sum_and_min` takes both reductions of validation in one pass over memory, and
+  :func:`values_usual` (compiled, for large inputs) says in one pass whether any check can
+  fail at all.
 
 Threads: ``BAYESNB_NUM_THREADS`` when set, else the CPUs this process may run on (at most
 ``_MAX_THREADS``), from one pool per process started on first use; small inputs run in the
@@ -24,25 +26,42 @@ from __future__ import annotations
 import itertools
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 import scipy.sparse as sp
+
+import bayesnb.scoring._jit as _jit
 
 try:  # SciPy's kernel behind ``csr @ dense``; private, so its absence falls back to ``@``
     from scipy.sparse._sparsetools import csr_matvecs
 except ImportError:  # pragma: no cover - a SciPy without it
     csr_matvecs = None
 
-__all__ = ["csr_dot", "for_row_blocks", "n_threads", "row_sums_by_columns", "sum_and_min"]
+__all__ = [
+    "csr_dot",
+    "defer_value_checks",
+    "for_row_blocks",
+    "n_threads",
+    "row_sums_by_columns",
+    "sum_and_min",
+    "values_checked_by_products",
+    "values_usual",
+]
 
 _MAX_THREADS = 8
 # Below this many stored values (or score cells) one thread is faster than starting several.
 _PARALLEL_FROM = 1 << 18
-# Stored values per block of a ``values`` map, and score cells per softmax block: the block's
-# arrays stay in a core's L2 cache (~256 KiB-1 MiB) between the passes over it.
-_BLOCK_VALUES = 1 << 15
+# Stored values per block of a product that maps or checks them (512 KiB of float64), and
+# score cells per softmax block: the block's arrays stay in a core's L2 cache between the
+# passes over it.
+_BLOCK_VALUES = 1 << 16
+# Stored values per block of a product that only checks them (read in place, no mapped copy):
+# fewer, longer calls of SciPy's kernel; the block (3 MiB with its indices) stays in L2/L3.
+_INSPECT_VALUES = 1 << 18
 _BLOCK_CELLS = 1 << 14
 
 
@@ -114,8 +133,17 @@ def _splits(weights_cum: np.ndarray, parts: int) -> np.ndarray:
     return np.unique(bounds)
 
 
-def csr_dot(X, table: np.ndarray, values: Callable[[np.ndarray], np.ndarray] | None = None):
+def csr_dot(
+    X,
+    table: np.ndarray,
+    values: Callable[[np.ndarray], np.ndarray] | None = None,
+    offset: np.ndarray | None = None,
+):
     """``X @ table`` for CSR ``X``, by row blocks in threads, equal to SciPy's bit for bit.
+
+    When validation left the checks of ``X.data`` to the products that read it
+    (:func:`values_checked_by_products`), they are done here on each block of stored values
+    while it is in cache.
 
     Parameters
     ----------
@@ -124,6 +152,9 @@ def csr_dot(X, table: np.ndarray, values: Callable[[np.ndarray], np.ndarray] | N
     values : callable, optional
         Maps a slice of ``X.data`` to the values to multiply instead, of ``table``'s dtype
         (e.g. ``x > t`` as float64 for binary features), applied block by block.
+    offset : ndarray of shape (k,), optional
+        Added to every output row (``X @ table + offset``, the same numbers), a block at a
+        time right after its product.
 
     Returns
     -------
@@ -138,38 +169,156 @@ def csr_dot(X, table: np.ndarray, values: Callable[[np.ndarray], np.ndarray] | N
         and (values is not None or data.dtype == table.dtype)
         and dtype in (np.float32, np.float64)
         and X.indices.dtype == X.indptr.dtype
+        and (offset is None or np.result_type(dtype, offset) == dtype)
     )
+    products = _PRODUCTS.get()
+    inspect = products.inspection_of(data) if products is not None else None
     if not usable:
+        if inspect is not None:
+            inspect(data)
         if values is not None:
             X = sp.csr_matrix((values(data), X.indices, X.indptr), shape=X.shape)
-        return np.asarray(X @ table)
+        out = np.asarray(X @ table)
+        return out if offset is None else out + offset
     n, v = X.shape
     k = table.shape[1]
     flat = np.ascontiguousarray(table).ravel()
     out = np.zeros((n, k), dtype=dtype)
+    finish = products.claim_finish(out) if inspect is not None else None
     indptr, indices = X.indptr, X.indices
     threads = n_threads() if X.nnz >= _PARALLEL_FROM else 1
     bounds = _splits(indptr, 4 * threads if threads > 1 else 1)
 
     def task(r0: int, r1: int) -> Callable[[], None]:
         def run() -> None:
-            if values is None:
+            if values is None and inspect is None:
                 ptr = indptr[r0 : r1 + 1]  # absolute offsets into the full index arrays
                 csr_matvecs(r1 - r0, v, k, ptr, indices, data, flat, out[r0:r1].ravel())
+                if offset is not None:
+                    out[r0:r1] += offset
                 return
-            # Stored values of this range, mapped a cache-sized block at a time.
-            blocks = max(1, int(indptr[r1] - indptr[r0]) // _BLOCK_VALUES)
+            # Stored values of this range a cache-sized block at a time: checked, mapped and
+            # multiplied while in cache.
+            size = _BLOCK_VALUES if values is not None else _INSPECT_VALUES
+            blocks = max(1, int(indptr[r1] - indptr[r0]) // size)
             sub = _splits(indptr[r0 : r1 + 1], blocks) + r0
             for a, b in itertools.pairwise(sub.tolist()):
                 s0, s1 = indptr[a], indptr[b]
-                block = np.asarray(values(data[s0:s1]), dtype=dtype)
-                ptr = indptr[a : b + 1] - s0
-                csr_matvecs(b - a, v, k, ptr, indices[s0:s1], block, flat, out[a:b].ravel())
+                if inspect is not None:
+                    inspect(data[s0:s1])
+                if values is None:
+                    ptr = indptr[a : b + 1]
+                    csr_matvecs(b - a, v, k, ptr, indices, data, flat, out[a:b].ravel())
+                else:
+                    block = np.asarray(values(data[s0:s1]), dtype=dtype)
+                    ptr = indptr[a : b + 1] - s0
+                    csr_matvecs(b - a, v, k, ptr, indices[s0:s1], block, flat, out[a:b].ravel())
+                if offset is not None:
+                    out[a:b] += offset
+                if finish is not None:
+                    finish(out, out, a, b)
 
         return run
 
     _run([task(int(a), int(b)) for a, b in itertools.pairwise(bounds.tolist())], threads)
     return out
+
+
+# -- value checks (and the softmax) inside the products -----------------------------------------
+# What values_checked_by_products() hands to the products of its body (per thread and task: a
+# ContextVar).
+_PRODUCTS: ContextVar[_Products | None] = ContextVar("bayesnb_products", default=None)
+
+
+class _Inspection:
+    """The value checks of one array, taken a block at a time by the products reading it."""
+
+    def __init__(self, values: np.ndarray, nonnegative: bool, otherwise: Callable[[], None]):
+        self.values = values
+        self.nonnegative = nonnegative
+        self.otherwise = otherwise
+        self.blocks: list[tuple[int, bool]] = []  # (size, unusual); appends are thread-safe
+        self.kernels = _jit.kernels()
+
+    def __call__(self, block: np.ndarray) -> None:
+        self.blocks.append((block.size, bool(self.kernels.unusual_values(block, self.nonnegative))))
+
+    def settle(self) -> None:
+        """Nothing when the products saw every value and all were usual; else ``otherwise()``
+        (validation's own checks, which raise the error naming the cells)."""
+        seen = sum(size for size, _ in self.blocks)
+        if seen < self.values.size or any(bad for _, bad in self.blocks):
+            self.otherwise()
+
+
+class _Products:
+    """The arrays whose checks the products do, and a finishing pass for their output."""
+
+    def __init__(self, finish) -> None:
+        self.inspections: dict[int, _Inspection] = {}
+        self.finish = finish
+        self.finished: np.ndarray | None = None  # the output that ``finish`` went over
+
+    def inspection_of(self, data: np.ndarray) -> _Inspection | None:
+        inspection = self.inspections.get(id(data))
+        return inspection if inspection is not None and inspection.values is data else None
+
+    def claim_finish(self, out: np.ndarray):
+        """``finish`` for the first product reading a registered array, if it takes ``out``."""
+        finish = self.finish
+        if finish is None or self.finished is not None or not finish.accepts(out):
+            return None
+        self.finished = out
+        return finish
+
+
+@contextmanager
+def values_checked_by_products(finish=None) -> Iterator[_Products]:
+    """Inside, validation may leave the value checks of large sparse X to the products.
+
+    :func:`defer_value_checks` registers an array of stored values; every :func:`csr_dot`
+    reading it checks its blocks while they are in cache. On exit, also when the body
+    raised, an array the products did not read in full, or with a value to report, gets the
+    checks of its own (raising validation's error, which replaces the body's).
+
+    ``finish`` (with ``accepts(out)`` and ``finish(out, out, r0, r1)``, e.g.
+    :class:`bayesnb.scoring.softmax.RowSoftmax`): the first product reading a registered
+    array calls it on each block of its output rows right after computing them (in cache,
+    in place); the yielded object's ``finished`` is then that output.
+    """
+    products = _Products(finish)
+    token = _PRODUCTS.set(products)
+    try:
+        yield products
+    finally:
+        _PRODUCTS.reset(token)
+        for inspection in products.inspections.values():
+            inspection.settle()
+
+
+def defer_value_checks(
+    values: np.ndarray, nonnegative: bool, otherwise: Callable[[], None]
+) -> bool:
+    """Leave the checks of ``values`` (finite, and ``>= 0`` if ``nonnegative``) to the products.
+
+    Returns False, registering nothing, outside :func:`values_checked_by_products` or for
+    input the compiled check does not take (small, not float64, not contiguous).
+    ``otherwise`` runs the caller's own checks when the products cannot vouch for every value.
+    """
+    products = _PRODUCTS.get()
+    if products is None or not _compiled_input(values) or _jit.kernels() is None:
+        return False
+    products.inspections[id(values)] = _Inspection(values, nonnegative, otherwise)
+    return True
+
+
+def _compiled_input(values: np.ndarray) -> bool:
+    return (
+        values.size >= _jit.COMPILED_FROM
+        and values.dtype == np.float64
+        and values.ndim == 1
+        and values.flags.c_contiguous
+    )
 
 
 def for_row_blocks(
@@ -228,6 +377,29 @@ def sum_and_min(values: np.ndarray, minimum: bool = True) -> tuple[float, float]
     for_row_blocks(size, 1, block, block_cells=step)
     with np.errstate(over="ignore", invalid="ignore"):
         return float(sums.sum()), float(lows.min())
+
+
+def values_usual(values: np.ndarray, nonnegative: bool) -> bool:
+    """True when every value is finite (and ``>= 0`` if ``nonnegative``): nothing to report.
+
+    One compiled pass over memory (blocks in threads) for large float64 input; False means
+    "not known to be usual" (a bad value, or a small or other input), and the caller runs
+    its own checks, which name the problem.
+    """
+    flat = values.reshape(-1) if values.flags.c_contiguous else values
+    if not _compiled_input(flat):
+        return False
+    compiled = _jit.kernels()
+    if compiled is None:  # pragma: no cover - numba unavailable
+        return False
+    step = 4 * _BLOCK_VALUES
+    bad = np.zeros(-(-flat.size // step), dtype=bool)
+
+    def block(r0: int, r1: int) -> None:
+        bad[r0 // step] = compiled.unusual_values(flat[r0:r1], nonnegative)
+
+    for_row_blocks(flat.size, 1, block, block_cells=step)
+    return not bad.any()
 
 
 # NumPy sums a contiguous run of at most this many values with 8 accumulators (pairwise).

@@ -8,13 +8,15 @@ Sparse input stays sparse: every product is sparse × dense.
 
 from __future__ import annotations
 
-import warnings
+from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln, logsumexp
 
-from bayesnb.scoring.blocks import csr_dot, for_row_blocks, row_sums_by_columns
+import bayesnb.scoring._jit as _jit
+from bayesnb.scoring.blocks import csr_dot
+from bayesnb.scoring.softmax import normalize_log_proba, normalize_proba  # re-exported
 
 __all__ = [
     "bernoulli_jll",
@@ -127,10 +129,8 @@ def bernoulli_jll(
         if missing is None and linear is not None and sp.issparse(Xb) and Xb.format == "csr":
             table_t, offset = linear
 
-            def binary(values: np.ndarray) -> np.ndarray:
-                return (values > threshold).astype(table_t.dtype)
-
-            return _add_in_place(csr_dot(Xb, table_t, values=binary), offset)
+            binary = _binarizer(threshold, table_t.dtype, Xb.nnz)
+            return csr_dot(Xb, table_t, values=binary, offset=offset)  # offset added in cache
         from bayesnb.stats.discrete import binarize
 
         Xb = binarize(Xb, threshold).astype(np.result_type(log_p, log_q), copy=False)
@@ -151,6 +151,28 @@ def bernoulli_jll(
     misses = inf_q.sum(axis=1) - _dot(Xb, inf_q.T)
     jll[misses > 0.5] = -np.inf
     return jll
+
+
+# Length of the shared buffer of ones of _binarizer (a product block is about this long).
+_ONES = 1 << 17
+
+
+def _binarizer(threshold: float, dtype, size: int) -> Callable[[np.ndarray], np.ndarray]:
+    """``values > threshold`` as 0/1 of ``dtype``; one compiled pass for large float64 input."""
+    compiled = _jit.kernels() if size >= _jit.COMPILED_FROM and dtype == np.float64 else None
+    ones = np.ones(min(size, _ONES)) if compiled is not None else None
+
+    def binary(values: np.ndarray) -> np.ndarray:
+        if compiled is None or values.dtype != np.float64:
+            return (values > threshold).astype(dtype)
+        n = values.shape[0]
+        if n <= ones.size and compiled.all_above(values, float(threshold)):
+            return ones[:n]  # counts above the threshold (the usual case): nothing written
+        out = np.empty(n)
+        compiled.binarize(values, float(threshold), out)
+        return out
+
+    return binary
 
 
 def _bernoulli_missing(Xb, log_p: np.ndarray, log_q: np.ndarray, missing) -> np.ndarray:
@@ -444,84 +466,6 @@ def categorical_jll(
             hits -= _dot(M, inf[:, offsets].T.astype(float))
         jll[hits > 0.5] = -np.inf
     return jll
-
-
-def normalize_log_proba(joint: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
-    """Normalise joint log-probabilities over classes (log-sum-exp) into log posteriors.
-
-    Documents that every class finds impossible (all ``-inf``, as the MLE gives for a
-    feature unseen in every class) fall back to the class prior, with one
-    ``RuntimeWarning`` naming how many documents did.
-    """
-    joint, top = _with_fallback(joint, log_prior)
-    with np.errstate(divide="ignore"):
-        shifted = joint - top
-        lse = np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-    return shifted - lse
-
-
-def normalize_proba(
-    joint: np.ndarray, log_prior: np.ndarray, offset: np.ndarray | None = None
-) -> np.ndarray:
-    """``exp`` of :func:`normalize_log_proba` with one exponential per cell, not two.
-
-    ``offset`` (the class log prior, say) is added to ``joint`` first. The softmax runs by
-    blocks of rows that stay in cache (:func:`bayesnb.scoring.blocks.for_row_blocks`), with
-    the same operations per row as on the whole matrix; rows that every class finds
-    impossible are redone from the class prior afterwards.
-    """
-    n, k = joint.shape
-    dtype = joint.dtype if offset is None else np.result_type(joint, offset)
-    proba = np.empty((n, k), dtype=dtype)
-    dead = np.zeros(n, dtype=bool)
-
-    def block(r0: int, r1: int) -> None:
-        # Class-major (k, rows) inside the block: every pass is a contiguous vector operation
-        # (row-major, each is a reduction or a broadcast over k-value rows).
-        t = np.empty((k, r1 - r0), dtype=dtype)
-        if offset is None:
-            t[...] = joint[r0:r1].T
-        else:
-            np.add(joint[r0:r1].T, offset[:, None], out=t)
-        top = t.max(axis=0)
-        with np.errstate(invalid="ignore"):  # an impossible row (-inf - -inf), redone below
-            t -= top
-        np.exp(t, out=t)
-        total = row_sums_by_columns(t)
-        if total is None:  # NumPy sums rows in another order: sum row-major
-            total = np.ascontiguousarray(t.T).sum(axis=1)
-        t /= total
-        proba[r0:r1] = t.T
-        dead[r0:r1] = ~np.isfinite(top)
-
-    for_row_blocks(n, k, block)
-    if dead.any():
-        rows = np.flatnonzero(dead)
-        part = joint[rows] if offset is None else joint[rows] + offset
-        part, top = _with_fallback(part, log_prior)
-        part = np.exp(part - top)
-        part /= part.sum(axis=1, keepdims=True)
-        proba[rows] = part
-    return proba
-
-
-def _with_fallback(joint: np.ndarray, log_prior: np.ndarray):
-    """Row maxima of ``joint``; impossible rows replaced by the class prior (with a warning)."""
-    top = joint.max(axis=1, keepdims=True)
-    dead = ~np.isfinite(top[:, 0])
-    if dead.any():
-        warnings.warn(
-            f"{int(dead.sum())} document(s) have probability 0 under every class (an "
-            "unsmoothed estimate, 'mle' or 'map' at alpha = 1, gives probability 0 to "
-            "features unseen in a class); their predictions fall back to the class prior. "
-            "Use estimate='mean' to smooth.",
-            RuntimeWarning,
-            stacklevel=4,
-        )
-        joint = joint.copy()
-        joint[dead] = log_prior
-        top[dead, 0] = joint[dead].max(axis=1)
-    return joint, top
 
 
 def dcm_jll(X, concentration: np.ndarray, missing=None) -> np.ndarray:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -145,15 +147,28 @@ class BernoulliNB(_MissingCounts, _DiscreteNB):
         log_p, log_q = self.posterior_.log_estimate(self.estimate)
         return self._as_dtype(log_p), self._as_dtype(log_q)
 
+    def _linear(self):
+        log_p, log_q = self.feature_log_prob_, self.feature_log_neg_prob_
+        return self._cached("bernoulli_linear", lambda: bernoulli_linear(log_p, log_q))
+
+    def _product_reads_values(self) -> bool:
+        # Smoothed tables and a valid threshold (a negative one is refused for sparse X after
+        # the value checks): one product binarising X's values as it reads them.
+        t = self.binarize
+        valid = isinstance(t, Real) and not isinstance(t, bool) and np.isfinite(t) and t >= 0
+        return valid and self._linear() is not None
+
     def _log_likelihood(self, X) -> np.ndarray:
         M = self._split_missing(X)[1] if self._missing == "ignore" else None
         log_p, log_q = self.feature_log_prob_, self.feature_log_neg_prob_
-        linear = self._cached("bernoulli_linear", lambda: bernoulli_linear(log_p, log_q))
+        linear = self._linear()
         if self.binarize is not None and sp.issparse(X):
             # Binarised inside the scoring product, a block at a time: no binarised copy of X.
             return bernoulli_jll(X, log_p, log_q, missing=M, threshold=self.binarize, linear=linear)
         Xb = self._as_dtype(self._encode(X))
         return bernoulli_jll(Xb, log_p, log_q, missing=M, linear=linear)
+
+    _fresh_log_likelihood = True  # a new array every call: predict_proba writes over it
 
 
 class _ObservedBetaPosterior(BetaPosterior):

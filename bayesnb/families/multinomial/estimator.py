@@ -164,13 +164,26 @@ class MultinomialNB(_DiscreteNB):
         full[:, pooled] = table[:, -1:]
         return full
 
+    def _scoring_table(self) -> np.ndarray | None:
+        table = self.feature_log_prob_
+        return self._cached("scoring_table", lambda: scoring_table(table))
+
+    def _product_reads_values(self) -> bool:
+        # One product X · table_t of X's own float64 values (no -inf, no Pólya terms).
+        return (
+            self.estimate != "bayes"
+            and np.dtype(self.dtype) == np.float64
+            and self._scoring_table() is not None
+        )
+
     def _log_likelihood(self, X) -> np.ndarray:
         X, M = self._split_missing(X)
         if self.estimate == "bayes":
             return polya_jll(X, self.posterior_.concentration, self._pooled, missing=M)
-        table = self.feature_log_prob_
-        table_t = self._cached("scoring_table", lambda: scoring_table(table))
+        table, table_t = self.feature_log_prob_, self._scoring_table()
         jll = dot_log_table(self._as_dtype(X), table, table_t)
         if M is not None:
             jll = jll + observed_mass_correction(X, M, self.feature_log_prob_, self._pooled)
         return jll
+
+    _fresh_log_likelihood = True  # a new array every call: predict_proba writes over it
