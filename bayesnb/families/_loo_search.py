@@ -25,11 +25,12 @@ import warnings
 
 import numpy as np
 
-from bayesnb.scoring.blocks import csr_dot, for_row_blocks
+from bayesnb.scoring.blocks import csr_dot, csr_matvecs, for_row_blocks
 
 __all__ = [
     "CountGrid",
     "OwnEntries",
+    "RowProduct",
     "documents",
     "label_derivatives",
     "log_shifted",
@@ -59,6 +60,39 @@ _MAX_STEP, _MAX_STEP_SUB = 1.0, 2.0
 _BLOCK_ROWS = 2048
 
 
+class RowProduct:
+    """``X @ table`` for CSR ``X``, made a block of rows at a time where it is used.
+
+    :func:`label_derivatives` asks for each block of rows while it reduces them, so the
+    (n, 4K) product of a whole pass never exists: no memory for it to fault in, and each
+    block's scores are still in cache when they are reduced. A block's numbers are those of
+    :func:`~bayesnb.scoring.blocks.csr_dot` (SciPy's ``csr_matvecs``, row by row) bit for bit;
+    where that kernel cannot run, the whole product is made once by ``csr_dot``.
+    """
+
+    def __init__(self, X, table: np.ndarray):
+        self.table = np.ascontiguousarray(table)
+        self.shape = (X.shape[0], self.table.shape[1])
+        direct = (
+            csr_matvecs is not None
+            and X.format == "csr"
+            and X.data.dtype == self.table.dtype == np.float64
+            and X.indices.dtype == X.indptr.dtype
+        )
+        self._X = X if direct else None
+        self._full = None if direct else csr_dot(X, self.table)
+
+    def rows(self, r0: int, r1: int) -> np.ndarray:
+        """Rows ``r0:r1`` of the product, as a new (r1 − r0, k) array."""
+        if self._full is not None:
+            return self._full[r0:r1]
+        X, (_, k) = self._X, self.shape
+        out = np.zeros((r1 - r0, k))
+        ptr = X.indptr[r0 : r1 + 1]  # absolute offsets into the full index arrays
+        csr_matvecs(r1 - r0, X.shape[1], k, ptr, X.indices, X.data, self.table.ravel(), out.ravel())
+        return out
+
+
 def label_derivatives(G, codes, own, prior, shift=None) -> list[float]:
     """Σ_i log softmax(J_i)[y_i] and its derivatives (≤ 3) in u, from a kernel's parts.
 
@@ -75,9 +109,10 @@ def label_derivatives(G, codes, own, prior, shift=None) -> list[float]:
 
     def block(r0: int, r1: int) -> None:
         c, idx = codes[r0:r1], np.arange(r1 - r0)
+        rows = G.rows(r0, r1) if isinstance(G, RowProduct) else G[r0:r1]
         J = []
         for m in range(order + 1):
-            j = G[r0:r1, m * k : (m + 1) * k]
+            j = rows[:, m * k : (m + 1) * k]
             add = None if shift is None else shift[m]
             if m == 0:
                 j = j + prior[r0:r1]

@@ -26,9 +26,15 @@ from bayesnb.families._discrete_folds import (
     class_log_prior_without,
     scores,
 )
-from bayesnb.families._loo_search import CountGrid, OwnEntries, documents, log_shifted, row_sums
+from bayesnb.families._loo_search import (
+    CountGrid,
+    OwnEntries,
+    RowProduct,
+    documents,
+    log_shifted,
+    row_sums,
+)
 from bayesnb.posterior.discrete import log_ratio
-from bayesnb.scoring.blocks import csr_dot
 
 __all__ = ["BernoulliCrossval"]
 
@@ -210,9 +216,8 @@ class BernoulliCrossval(_DiscreteCrossval):
 
             def terms(u, order):
                 alpha = float(np.exp(u))
-                G = csr_dot(
-                    X_,
-                    cells(lambda c, d: ratio(d, N[c] - d, alpha, order, b_cells), order),
+                G = RowProduct(
+                    X_, cells(lambda c, d: ratio(d, N[c] - d, alpha, order, b_cells), order)
                 )
                 # Every class's absent sum, and the own class's without the document ...
                 both = absent(owners, counts, alpha, order)

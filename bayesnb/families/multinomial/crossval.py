@@ -20,8 +20,14 @@ from bayesnb.families._discrete_folds import (
     multinomial_table,
     scores,
 )
-from bayesnb.families._loo_search import CountGrid, OwnEntries, documents, log_shifted, row_sums
-from bayesnb.scoring.blocks import csr_dot
+from bayesnb.families._loo_search import (
+    CountGrid,
+    OwnEntries,
+    RowProduct,
+    documents,
+    log_shifted,
+    row_sums,
+)
 from bayesnb.scoring.discrete import log_rising
 
 __all__ = ["MultinomialCrossval"]
@@ -147,7 +153,7 @@ class MultinomialCrossval(_DiscreteCrossval):
 
                 table = cells(log_count, order)
                 table -= np.concatenate(den)  # the length term −n_i log(T_k + Va) rides along
-                G = csr_dot(X_, table)
+                G = RowProduct(X_, table)
                 fix = own(one_fewer, order + 1)
                 dz = log_shifted(left, v * a, v * alpha, order)
                 zt, zz = log_count(0, et), log_count(0, ez)  # a few entries: not tabulated
