@@ -391,7 +391,7 @@ def _rising_factorial_dot(X: sp.csr_matrix, a: np.ndarray) -> np.ndarray:
         out = np.zeros((X.shape[0], a.shape[0]))
         np.add.at(out, rows, terms.T)
         return out
-    out = np.asarray(X @ np.log(a).T)
+    out = csr_dot(X, np.log(a).T)  # threads, bit for bit X @ log(a).T
     pos = np.flatnonzero(data >= 2)
     if pos.size == 0:
         return out
@@ -427,7 +427,7 @@ def _rising_factorial_dot(X: sp.csr_matrix, a: np.ndarray) -> np.ndarray:
         extra[:, large] = log_rising(al, xl) - xl * np.log(al)
     indptr = np.searchsorted(pos, X.indptr)
     gather = sp.csr_matrix((np.ones(pos.size), pair, indptr), shape=(n, p_col.size))
-    out += np.asarray(gather @ extra.T)
+    out += csr_dot(gather, extra.T)
     return out
 
 
