@@ -202,3 +202,86 @@ def test_alpha_loo_warm_started_on_a_subsample(split, cls, kw, weights, monkeypa
     got = cls(alpha="loo", **kw).fit(Xtr, ytr, sample_weight=w).alpha_
     want = _brute_force_alpha(cls, kw, Xtr, ytr, w, lo=1.0 if kw.get("estimate") == "map" else 1e-3)
     assert got == pytest.approx(want, rel=1e-6)
+
+
+COMPILED = [
+    (MultinomialNB, {}, "own_downdate"),
+    (MultinomialNB, {"estimate": "map"}, "own_downdate"),
+    (BernoulliNB, {}, "own_gather"),
+    (BernoulliNB, {"estimate": "map", "beta": 3.0}, "own_gather"),
+]
+
+
+@pytest.mark.parametrize("weights", ["none", "twos", "integers", "halves"])
+@pytest.mark.parametrize("cls,kw,compiled", COMPILED, ids=lambda m: str(m))
+def test_alpha_loo_compiled_own_class_downdate(split, cls, kw, compiled, weights, monkeypatch):
+    # Large integer-count corpora take the own-class downdate in one compiled pass over the
+    # nonzeros (MultinomialNB: integer weights; BernoulliNB: one weight) instead of
+    # own-class tables and per-entry terms: the same α as those (to rounding) and as a
+    # brute-force maximisation. Other weights put a downdated count off the grid.
+    import importlib
+
+    from bayesnb.scoring import _jit
+
+    if _jit.kernels() is None:
+        pytest.skip("numba cannot compile here")
+    family = importlib.import_module(f"bayesnb.families.{cls.__name__[:-2].lower()}.crossval")
+    monkeypatch.setattr(_jit, "COMPILED_FROM", 1)  # this small corpus takes the path
+    Xtr, _, ytr, _ = split
+    rng = np.random.default_rng(5)
+    w = {
+        "none": None,
+        "twos": np.full(ytr.size, 2.0),
+        "integers": rng.choice([1.0, 2.0, 3.0], ytr.size),
+        "halves": rng.choice([0.5, 1.0], ytr.size),
+    }[weights]
+    calls = []
+    run = getattr(family, compiled)
+    monkeypatch.setattr(family, compiled, lambda *a: calls.append(1) or run(*a))
+    got = cls(alpha="loo", **kw).fit(Xtr, ytr, sample_weight=w).alpha_
+    taken = {"none", "twos", "integers"} if cls is MultinomialNB else {"none", "twos"}
+    assert bool(calls) == (weights in taken)
+    monkeypatch.setattr(family, "own_grid", lambda *a: None)  # the tables and entries
+    tables = cls(alpha="loo", **kw).fit(Xtr, ytr, sample_weight=w).alpha_
+    assert got == pytest.approx(tables, rel=1e-12)
+    lo = 1.0 if kw.get("estimate") == "map" else 1e-3
+    assert got == pytest.approx(_brute_force_alpha(cls, kw, Xtr, ytr, w, lo=lo), rel=1e-6)
+
+
+def test_own_downdate_equals_the_tables_and_entries(split, monkeypatch):
+    # The compiled pass against the NumPy one, term by term, at every derivative order,
+    # including a = 0 (the MAP at α = 1), where a count downdated to 0 gives -inf.
+    warnings.simplefilter("ignore", RuntimeWarning)  # the NumPy pass's 0 · inf at a = 0
+    import bayesnb.families._loo_search as search
+    import bayesnb.families.multinomial.crossval as mn
+    from bayesnb.families._loo_search import CountGrid, documents
+    from bayesnb.scoring import _jit
+
+    if _jit.kernels() is None:
+        pytest.skip("numba cannot compile here")
+    monkeypatch.setattr(_jit, "COMPILED_FROM", 1)
+    Xtr, _, ytr, _ = split
+    X = Xtr.copy()
+    X.data[::7] += 2.0  # counts of 3 and more
+    w = np.random.default_rng(1).choice([1.0, 2.0], ytr.size)
+    est = MultinomialNB().fit(X, ytr, sample_weight=w)
+    T, codes = est.feature_count_, np.searchsorted(est.classes_, ytr)
+    grid = search.own_grid(X, w, T)
+    assert grid is not None and grid[-1] == T.max()
+    X_, c_, w_, _, r = documents(X, codes, w, np.zeros((ytr.size, 3)), None)
+    numpy_part = mn._own_part(X_, c_, w_, r, T, CountGrid(0, T.reshape(-1, 1), 1))
+    for a, alpha in [(0.7, 0.7), (0.0, 1.0), (2.5, 3.5)]:
+        for order in (1, 3):
+            want = numpy_part(a, alpha, order)
+            terms = np.stack(search.log_shifted(grid, a, alpha, order))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                got = search.own_downdate(X_, c_, w_, T, terms)
+            # The tables' stored zeros of other weights' entries make 0 · (-inf) = NaN at
+            # a = 0 where the sum is -inf (the search treats both alike); the pass does not.
+            # (Past the first derivative, inf − inf there is NaN in both: log(z + a) is -inf.)
+            assert not np.isnan(got[:, :2]).any()
+            known = ~np.isnan(want)
+            assert np.array_equal(np.isneginf(got[known]), np.isneginf(want[known]))
+            assert (a == 0.0) == bool(np.isneginf(got[:, 0]).any())
+            finite = np.isfinite(want)
+            np.testing.assert_allclose(got[finite], want[finite], rtol=1e-12, atol=1e-12)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -177,3 +179,22 @@ def test_gda_checks_finiteness_on_its_scores():
     with np.errstate(over="ignore", invalid="ignore"):
         p = gda.predict_proba(huge)
     assert np.allclose(p[1:], gda.predict_proba(X[1:3]))
+
+
+def test_threads_run_under_the_callers_numpy_error_state(small_blocks):
+    """Pool threads do not inherit np.errstate: tasks must take the caller's (a silenced
+    0/0 stays silent, a raised one still raises)."""
+    zeros = np.zeros(64)
+
+    def divide(r0, r1):
+        zeros[r0:r1] / zeros[r0:r1]  # 0/0: "invalid value"
+
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        blocks.for_row_blocks(64, 1, divide, block_cells=8)
+    with np.errstate(invalid="raise"), pytest.raises(FloatingPointError):
+        blocks.for_row_blocks(64, 1, divide, block_cells=8)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        blocks.for_row_blocks(64, 1, divide, block_cells=8)
+    assert any("invalid value" in str(w.message) for w in caught)  # the default: warn

@@ -35,6 +35,9 @@ __all__ = [
     "label_derivatives",
     "log_shifted",
     "newton_loo_alpha",
+    "own_downdate",
+    "own_gather",
+    "own_grid",
     "row_sums",
     "warn_bound",
 ]
@@ -308,13 +311,75 @@ class CountGrid:
         return flat.take(self.index[:, : order + 1]).reshape(rows, -1)
 
 
-def documents(Xs, codes, weights, prior, rows):
+def documents(Xs, codes, weights, prior, rows, entry_rows: bool = True):
     """The documents ``rows`` (None: all) of a kernel: CSR rows, label codes, weights, LOO
-    class log-priors, and the row of each nonzero."""
+    class log-priors, and the row of each nonzero (None unless ``entry_rows``)."""
     if rows is not None:
         Xs, codes, weights, prior = Xs[rows], codes[rows], weights[rows], prior[rows]
-    r = np.repeat(np.arange(codes.shape[0], dtype=Xs.indptr.dtype), np.diff(Xs.indptr))
+    r = None
+    if entry_rows:
+        r = np.repeat(np.arange(codes.shape[0], dtype=Xs.indptr.dtype), np.diff(Xs.indptr))
     return Xs, codes, weights, prior, r
+
+
+# The compiled own-class downdate tabulates its terms for counts 0..max: at most this many.
+_MAX_GRID = 1 << 24
+
+
+def own_grid(Xs, weights, counts: np.ndarray) -> np.ndarray | None:
+    """The counts 0..max(counts) at which :func:`own_downdate` tabulates its terms, or None
+    where it cannot run: numba unavailable, a small input (not worth loading it), or counts,
+    values or weights that are not integers (a downdated count off the grid)."""
+    from bayesnb.scoring import _jit
+
+    if Xs.nnz < _jit.COMPILED_FROM or counts.size == 0 or Xs.data.dtype != np.float64:
+        return None
+    top = float(counts.max())
+    if not 0 <= top < _MAX_GRID or np.any(counts != np.round(counts)):
+        return None
+    if np.any(weights != np.round(weights)) or np.any(Xs.data != np.round(Xs.data)):
+        return None
+    if _jit.kernels() is None:
+        return None
+    return np.arange(int(top) + 1, dtype=np.float64)
+
+
+def own_downdate(Xs, codes, weights, counts: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """(n, m): ``Σ_j x_ij (g(max(t − w_i x_ij, 0)) − g(t))``, t = ``counts[y_i, j]``.
+
+    ``grid`` (m, M) holds the m per-count terms g at the counts 0..M − 1 of
+    :func:`own_grid`: the own class's downdate of every nonzero in one compiled pass (row
+    blocks in threads), not tables re-indexed per class and per-entry arrays.
+    """
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    # (M, m): a count's m terms side by side, one cache line per entry
+    return _own_pass("own_downdate", Xs, codes, counts, grid.T, lambda r0, r1: (weights[r0:r1],))
+
+
+def own_gather(Xs, codes, counts: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """(n, m): ``Σ_j x_ij grid[:, y_i, counts[y_i, j]]``, ``grid`` (m, K, M) of per-(class,
+    count) terms: as :func:`own_downdate`, for terms that depend on the class too."""
+    return _own_pass("own_gather", Xs, codes, counts, np.moveaxis(grid, 0, -1), lambda r0, r1: ())
+
+
+def _own_pass(name: str, Xs, codes, counts, grid, extra) -> np.ndarray:
+    """Run the compiled pass ``name`` over row blocks of ``Xs`` (in threads)."""
+    from bayesnb.scoring import _jit
+
+    run = getattr(_jit.kernels(), name)
+    out = np.zeros((codes.shape[0], grid.shape[-1]))
+    indptr, indices, data = Xs.indptr, Xs.indices, Xs.data
+    codes = np.ascontiguousarray(codes, dtype=np.intp)
+    grid = np.ascontiguousarray(grid, dtype=np.float64)
+    counts = np.ascontiguousarray(counts, dtype=np.float64)
+
+    def block(r0: int, r1: int) -> None:
+        ptr = indptr[r0 : r1 + 1]  # absolute offsets into the full index arrays
+        run(ptr, indices, data, codes[r0:r1], *extra(r0, r1), counts, grid, out[r0:r1])
+
+    # Row blocks of about 2^17 nonzeros (the work is the nonzeros'), in threads.
+    for_row_blocks(out.shape[0], max(1, Xs.nnz // max(out.shape[0], 1)), block, 1 << 17)
+    return out
 
 
 def log_shifted(z, a, rate: float, order: int) -> list:

@@ -12,6 +12,8 @@ exponential in two passes, with the operations of the NumPy formula in its order
   number of classes);
 - ``unusual_values``: whether stored values need the full value checks of validation
   (a NaN, an infinity, or a negative value where counts are required), in one pass;
+- ``own_downdate`` / ``own_gather``: the own-class downdate of alpha="loo"'s kernels, per
+  row, from a grid of per-count terms (``bayesnb.families._loo_search``);
 - ``binarize``: ``values > threshold`` as 0/1 floats into a caller's buffer (one pass,
   no temporary boolean array), and ``all_above``: whether they are all 1 (the caller then
   multiplies by a buffer of ones instead of writing them).
@@ -129,7 +131,39 @@ def _compile(njit):
             below |= np.int64(not (values[i] > threshold))
         return below == 0
 
+    @njit
+    def own_downdate(indptr, indices, data, codes, weights, counts, grid, out):  # pragma: no cover
+        # out[i, d] += Σ_p x_p (grid[max(t_p − w_i x_p, 0), d] − grid[t_p, d]), t_p the count
+        # of the row's class at the entry's feature (the caller guarantees integral
+        # counts and w_i x_p): one pass over the nonzeros, the terms in their order.
+        m = grid.shape[1]
+        for i in range(out.shape[0]):
+            c = codes[i]
+            w = weights[i]
+            for p in range(indptr[i], indptr[i + 1]):
+                x = data[p]
+                t = counts[c, indices[p]]
+                left = t - w * x
+                lo = np.int64(left) if left > 0.0 else 0
+                hi = np.int64(t)
+                for d in range(m):
+                    out[i, d] += x * (grid[lo, d] - grid[hi, d])
+
+    @njit
+    def own_gather(indptr, indices, data, codes, counts, grid, out):  # pragma: no cover
+        # out[i, d] += Σ_p x_p grid[c_i, t_p, d], t_p = counts[c_i, j_p] (integral).
+        m = grid.shape[2]
+        for i in range(out.shape[0]):
+            c = codes[i]
+            for p in range(indptr[i], indptr[i + 1]):
+                x = data[p]
+                t = np.int64(counts[c, indices[p]])
+                for d in range(m):
+                    out[i, d] += x * grid[c, t, d]
+
     return SimpleNamespace(
+        own_downdate=own_downdate,
+        own_gather=own_gather,
         shift_rows=shift_rows,
         divide_rows=divide_rows,
         unusual_values=unusual_values,
@@ -177,3 +211,8 @@ def _warm(found) -> None:
     found.unusual_values(np.zeros(1), True)
     found.binarize(np.zeros(1), 0.0, np.zeros(1))
     found.all_above(np.zeros(1), 0.0)
+    ptr, codes = np.zeros(2, dtype=np.int32), np.zeros(1, dtype=np.intp)
+    found.own_downdate(
+        ptr, ptr[:1], np.zeros(1), codes, np.ones(1), np.zeros((1, 1)), t, np.zeros((1, 1))
+    )
+    found.own_gather(ptr, ptr[:1], np.zeros(1), codes, np.zeros((1, 1)), t[None], t[:, :1])

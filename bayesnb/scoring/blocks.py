@@ -119,7 +119,18 @@ def _run(tasks: list[Callable[[], None]], threads: int) -> None:
         for task in tasks:
             task()
         return
-    futures = [_pool(threads).submit(task) for task in tasks]
+    # NumPy's error state is the caller's context, which pool threads do not inherit: a
+    # caller's np.errstate must hold in its tasks too (warnings it silenced stay silent).
+    state = np.geterr()
+
+    def in_state(task: Callable[[], None]) -> Callable[[], None]:
+        def run() -> None:
+            with np.errstate(**state):
+                task()
+
+        return run
+
+    futures = [_pool(threads).submit(in_state(task)) for task in tasks]
     wait(futures)  # every task done before any error is raised: none writes afterwards
     for future in futures:
         future.result()  # re-raises a worker's exception

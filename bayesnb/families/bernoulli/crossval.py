@@ -32,6 +32,8 @@ from bayesnb.families._loo_search import (
     RowProduct,
     documents,
     log_shifted,
+    own_gather,
+    own_grid,
     row_sums,
 )
 from bayesnb.posterior.discrete import log_ratio
@@ -181,7 +183,6 @@ class BernoulliCrossval(_DiscreteCrossval):
 
         cells = CountGrid(np.arange(k)[None, :], D.T, k, use=same_b)
         b_cells = b_at(None if tied else fixed_b[:, None])
-        own_cells = CountGrid(np.repeat(np.arange(k), v)[:, None], D.reshape(-1, 1), k, use=same_b)
         b_own = b_at(None if tied else np.tile(fixed_b, k)[:, None])
 
         def one_fewer(wv, alpha, order, b_fixed):
@@ -197,9 +198,8 @@ class BernoulliCrossval(_DiscreteCrossval):
 
             return f
 
-        def kernel(rows):
-            X_, c_, w_, P, r = documents(Xs, codes, weights, prior, rows)
-            n = c_.shape[0]
+        def own_parts(X_, c_, w_, r):
+            """The NumPy own part: own-class tables, the other nonzeros entry by entry."""
             # Through own-class tables when the nonzeros are over a quarter of the cells (a
             # tabulated cell costs about a quarter of a term computed entry by entry).
             own = OwnEntries(X_, c_, w_, r, (k, v), take=4 * X_.nnz > k * v)
@@ -210,9 +210,31 @@ class BernoulliCrossval(_DiscreteCrossval):
             entry_w = float(ew[0]) if one_w else ew[:, None]
             entries = CountGrid(c_[er][:, None], ed[:, None], k, use=same_b and one_w)
             b_entries = b_at(None if tied else fixed_b[ej][:, None])
+            per_entry = row_sums(er, c_.shape[0])
+
+            def part(alpha, order):
+                covered = own(
+                    lambda wv: own_cells(one_fewer(wv, alpha, order, b_own), order), order + 1
+                )
+                covered += per_entry(entries(one_fewer(entry_w, alpha, order, b_entries), order))
+                return covered
+
+            return part
+
+        # One weight and one β: the own class's downdate of every nonzero is a function of
+        # (class, count), gathered from its grid in one compiled pass (own_gather).
+        wv = float(weights[0]) if weights.size and np.ptp(weights) == 0 else None
+        grid = own_grid(Xs, weights, D) if same_b and wv is not None else None
+        classes = np.arange(k)[:, None]
+        own_cells = None  # the NumPy own part's tables
+        if grid is None:
+            own_cells = CountGrid(np.repeat(classes, v, axis=0), D.reshape(-1, 1), k, use=same_b)
+
+        def kernel(rows):
+            X_, c_, w_, P, r = documents(Xs, codes, weights, prior, rows, grid is None)
             gc, gw, group = weight_groups(c_, w_)
             owners, counts = np.r_[np.arange(k), gc], np.r_[N, N[gc] - gw]
-            per_entry = row_sums(er, n)
+            own_part = None if grid is not None else own_parts(X_, c_, w_, r)
 
             def terms(u, order):
                 alpha = float(np.exp(u))
@@ -223,10 +245,13 @@ class BernoulliCrossval(_DiscreteCrossval):
                 both = absent(owners, counts, alpha, order)
                 A, A_own = [x[:k] for x in both], [x[k:] for x in both]
                 # ... and one success fewer at each of its features
-                covered = own(
-                    lambda wv: own_cells(one_fewer(wv, alpha, order, b_own), order), order + 1
-                )
-                covered += per_entry(entries(one_fewer(entry_w, alpha, order, b_entries), order))
+                if own_part is None:
+                    f = one_fewer(wv, alpha, order, b_own)
+                    covered = own_gather(
+                        X_, c_, D, np.stack(np.broadcast_arrays(*f(classes, grid)))
+                    )
+                else:
+                    covered = own_part(alpha, order)
                 covered += np.column_stack([A_own[m][group] - A[m][c_] for m in range(order + 1)])
                 return G, c_, covered, P, A
 

@@ -26,6 +26,8 @@ from bayesnb.families._loo_search import (
     RowProduct,
     documents,
     log_shifted,
+    own_downdate,
+    own_grid,
     row_sums,
 )
 from bayesnb.scoring.discrete import log_rising
@@ -112,53 +114,34 @@ class MultinomialCrossval(_DiscreteCrossval):
         prior = loo_class_log_prior(est, codes, weights)
         s0 = -1.0 if est.estimate == "map" else 0.0  # a = α + s0 is added to every count
         total = T.sum(axis=1)
-        k, v = T.shape
+        v = T.shape[1]
         # log(t + a) at every cell and log(t − w + a) − log(t + a) at the own class's cells:
         # functions of the count alone, tabulated when they can be (CountGrid); the class's
         # −log(T_k + V a) is then taken from each column of the gathered table.
         cells = CountGrid(0, T.T, 1)
-        own_cells = CountGrid(0, T.reshape(-1, 1), 1)
+        grid = own_grid(Xs, weights, T)  # None: own-class tables and per-entry terms
+        own_cells = CountGrid(0, T.reshape(-1, 1), 1) if grid is None else None
 
         def kernel(rows):
-            X_, c_, w_, P, r = documents(Xs, codes, weights, prior, rows)
-            n = c_.shape[0]
+            X_, c_, w_, P, r = documents(Xs, codes, weights, prior, rows, grid is None)
             length = np.asarray(X_ @ np.ones(v))
-            # Through own-class tables (one count w_i fewer) when the nonzeros are over a
-            # quarter of the cells (a tabulated cell costs about a quarter of a term computed
-            # entry by entry); counts v ≠ 1 then swap v log(t − w + a) for v log(t − wv + a)
-            # entry by entry, and the nonzeros the tables leave out swap v log(t + a) for it.
-            own = OwnEntries(X_, c_, w_, r, (k, v), take=4 * X_.nnz > k * v)
-            e = own.left_out(X_.data != 1)
-            er, ev = r[e], X_.data[e]
-            et, ew = gather(T, c_[er], X_.indices[e]), w_[er]
-            ez = np.maximum(et - ew * ev, 0.0)
-            et = np.maximum(et - ew * ~own.rest[e], 0.0)  # what the product and tables count
             left = np.maximum(total[c_] - w_ * length, 0.0)
-            per_entry = row_sums(er, n, ev)
+            own_part = _own_part(X_, c_, w_, r, T, own_cells) if grid is None else None
 
             def terms(u, order):
                 alpha = float(np.exp(u))
                 a = alpha + s0
                 den = log_shifted(total, v * a, v * alpha, order)
-
-                def log_count(c, t):
-                    return log_shifted(t, a, alpha, order)
-
-                def one_fewer(wv):  # the own class: the document's counts taken out
-                    def f(c, t):
-                        fewer = log_shifted(np.maximum(t - wv, 0.0), a, alpha, order)
-                        return [s - b for s, b in zip(fewer, log_count(c, t), strict=True)]
-
-                    return own_cells(f, order)
-
-                table = cells(log_count, order)
+                table = cells(lambda c, t: log_shifted(t, a, alpha, order), order)
                 table -= np.concatenate(den)  # the length term −n_i log(T_k + Va) rides along
                 G = RowProduct(X_, table)
-                fix = own(one_fewer, order + 1)
-                dz = log_shifted(left, v * a, v * alpha, order)
-                zt, zz = log_count(0, et), log_count(0, ez)  # a few entries: not tabulated
-                fix += per_entry(np.column_stack([zz[m] - zt[m] for m in range(order + 1)]))
+                if own_part is None:  # the own class: the document's counts taken out
+                    grid_terms = np.stack(log_shifted(grid, a, alpha, order))
+                    fix = own_downdate(X_, c_, w_, T, grid_terms)
+                else:
+                    fix = own_part(a, alpha, order)
                 # ... and its length
+                dz = log_shifted(left, v * a, v * alpha, order)
                 fix -= length[:, None] * np.column_stack(
                     [dz[m] - den[m][c_] for m in range(order + 1)]
                 )
@@ -167,6 +150,42 @@ class MultinomialCrossval(_DiscreteCrossval):
             return terms
 
         return kernel
+
+
+def _own_part(X_, c_, w_, r, T, own_cells):
+    """``(a, α, order) -> (n, order + 1)``: Σ_j x_ij [log(t − w_i x_ij + a) − log(t + a)],
+    t = T[y_i, j], and its u-derivatives, without the compiled pass (:func:`own_downdate`).
+
+    Through own-class tables (one count w_i fewer) when the nonzeros are over a quarter of
+    the cells (a tabulated cell costs about a quarter of a term computed entry by entry);
+    counts x ≠ 1 then swap x log(t − w + a) for x log(t − wx + a) entry by entry, and the
+    nonzeros the tables leave out swap x log(t + a) for it.
+    """
+    k, v = T.shape
+    n = c_.shape[0]
+    own = OwnEntries(X_, c_, w_, r, (k, v), take=4 * X_.nnz > k * v)
+    e = own.left_out(X_.data != 1)
+    er, ev = r[e], X_.data[e]
+    et, ew = gather(T, c_[er], X_.indices[e]), w_[er]
+    ez = np.maximum(et - ew * ev, 0.0)
+    et = np.maximum(et - ew * ~own.rest[e], 0.0)  # what the product and tables count
+    per_entry = row_sums(er, n, ev)
+
+    def part(a: float, alpha: float, order: int) -> np.ndarray:
+        def one_fewer(wv):
+            def f(c, t):
+                fewer = log_shifted(np.maximum(t - wv, 0.0), a, alpha, order)
+                return [s - b for s, b in zip(fewer, log_shifted(t, a, alpha, order), strict=True)]
+
+            return own_cells(f, order)
+
+        fix = own(one_fewer, order + 1)
+        zt = log_shifted(et, a, alpha, order)  # a few entries: not tabulated
+        zz = log_shifted(ez, a, alpha, order)
+        fix += per_entry(np.column_stack([zz[m] - zt[m] for m in range(order + 1)]))
+        return fix
+
+    return part
 
 
 def _numerator(a: np.ndarray, x: np.ndarray, bayes: bool) -> np.ndarray:
