@@ -335,13 +335,22 @@ def own_grid(Xs, weights, counts: np.ndarray) -> np.ndarray | None:
     if Xs.nnz < _jit.COMPILED_FROM or counts.size == 0 or Xs.data.dtype != np.float64:
         return None
     top = float(counts.max())
-    if not 0 <= top < _MAX_GRID or np.any(counts != np.round(counts)):
-        return None
-    if np.any(weights != np.round(weights)) or np.any(Xs.data != np.round(Xs.data)):
+    if not 0 <= top < _MAX_GRID or not all(map(_integers, (counts, weights, Xs.data))):
         return None
     if _jit.kernels() is None:
         return None
     return np.arange(int(top) + 1, dtype=np.float64)
+
+
+def _integers(values: np.ndarray) -> bool:
+    """Whether every value is an integer, a cache-sized block at a time: no temporary the
+    size of ``values`` (a fresh large array costs its page faults)."""
+    flat = values.reshape(-1)
+    step = 1 << 15
+    return all(
+        np.array_equal(part, np.round(part))
+        for part in (flat[i : i + step] for i in range(0, flat.size, step))
+    )
 
 
 def own_downdate(Xs, codes, weights, counts: np.ndarray, grid: np.ndarray) -> np.ndarray:
