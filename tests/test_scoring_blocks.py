@@ -198,3 +198,14 @@ def test_threads_run_under_the_callers_numpy_error_state(small_blocks):
         warnings.simplefilter("always")
         blocks.for_row_blocks(64, 1, divide, block_cells=8)
     assert any("invalid value" in str(w.message) for w in caught)  # the default: warn
+
+
+def test_all_integers_by_blocks(small_blocks):
+    values = np.arange(100, dtype=np.float64)
+    assert blocks.all_integers(values) and blocks.all_integers(values[:0])
+    for bad in (0.5, np.nan, np.inf):
+        for at in (0, 27, 28, 99):  # each side of a block boundary (blocks of 28 here)
+            v = values.copy()
+            v[at] = bad
+            assert not blocks.all_integers(v)
+    assert blocks.all_integers(-values.reshape(10, 10))

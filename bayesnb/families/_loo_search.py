@@ -25,7 +25,7 @@ import warnings
 
 import numpy as np
 
-from bayesnb.scoring.blocks import csr_dot, csr_matvecs, for_row_blocks
+from bayesnb.scoring.blocks import all_integers, csr_dot, csr_matvecs, for_row_blocks
 
 __all__ = [
     "CountGrid",
@@ -335,22 +335,11 @@ def own_grid(Xs, weights, counts: np.ndarray) -> np.ndarray | None:
     if Xs.nnz < _jit.COMPILED_FROM or counts.size == 0 or Xs.data.dtype != np.float64:
         return None
     top = float(counts.max())
-    if not 0 <= top < _MAX_GRID or not all(map(_integers, (counts, weights, Xs.data))):
+    if not 0 <= top < _MAX_GRID or not all(map(all_integers, (counts, weights, Xs.data))):
         return None
     if _jit.kernels() is None:
         return None
     return np.arange(int(top) + 1, dtype=np.float64)
-
-
-def _integers(values: np.ndarray) -> bool:
-    """Whether every value is an integer, a cache-sized block at a time: no temporary the
-    size of ``values`` (a fresh large array costs its page faults)."""
-    flat = values.reshape(-1)
-    step = 1 << 15
-    return all(
-        np.array_equal(part, np.round(part))
-        for part in (flat[i : i + step] for i in range(0, flat.size, step))
-    )
 
 
 def own_downdate(Xs, codes, weights, counts: np.ndarray, grid: np.ndarray) -> np.ndarray:

@@ -42,6 +42,7 @@ except ImportError:  # pragma: no cover - a SciPy without it
     csr_matvecs = None
 
 __all__ = [
+    "all_integers",
     "csr_dot",
     "defer_value_checks",
     "for_row_blocks",
@@ -360,6 +361,19 @@ def for_row_blocks(
         return run
 
     _run([task(g) for g in groups if g.size], threads)
+
+
+def all_integers(values: np.ndarray) -> bool:
+    """Whether every value is an integer (NaN and ±inf are not), a cache-sized block at a
+    time: no temporary the size of ``values`` (a fresh large array costs its page faults)."""
+    flat = values.reshape(-1)
+    step = 4 * _BLOCK_VALUES
+    # x − round(x) is 0 at integers, NaN at NaN and ±inf (truthy), nonzero elsewhere.
+    with np.errstate(invalid="ignore"):
+        return not any(
+            np.any(part - np.round(part))
+            for part in (flat[i : i + step] for i in range(0, flat.size, step))
+        )
 
 
 def sum_and_min(values: np.ndarray, minimum: bool = True) -> tuple[float, float]:

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from scipy.special import gammaln, logsumexp
 
 import bayesnb.scoring._jit as _jit
-from bayesnb.scoring.blocks import csr_dot
+from bayesnb.scoring.blocks import all_integers, csr_dot
 from bayesnb.scoring.softmax import normalize_log_proba, normalize_proba  # re-exported
 
 __all__ = [
@@ -384,7 +384,7 @@ def _observed_concentration(A: np.ndarray, a: np.ndarray, pooled, missing) -> np
 def _rising_factorial_dot(X: sp.csr_matrix, a: np.ndarray) -> np.ndarray:
     """Σ_j [ln Γ(a_cj + x_ij) - ln Γ(a_cj)] for every document i and class c."""
     data = X.data
-    if not np.all(data == np.round(data)):
+    if not all_integers(data):
         cols = X.indices
         rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
         terms = log_rising(a[:, cols], data[None, :])
