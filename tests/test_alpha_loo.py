@@ -285,3 +285,53 @@ def test_own_downdate_equals_the_tables_and_entries(split, monkeypatch):
             assert (a == 0.0) == bool(np.isneginf(got[:, 0]).any())
             finite = np.isfinite(want)
             np.testing.assert_allclose(got[finite], want[finite], rtol=1e-12, atol=1e-12)
+
+
+LOO_COMPILED = [
+    (MultinomialNB, "own_downdate", ("none", "twos", "integers")),
+    (BernoulliNB, "own_gather", ("none", "twos")),
+]
+
+
+@pytest.mark.parametrize("weights", ["none", "twos", "integers", "halves"])
+@pytest.mark.parametrize("estimate", ["mle", "map", "mean"])
+@pytest.mark.parametrize("cls,compiled,taken", LOO_COMPILED, ids=["multinomial", "bernoulli"])
+def test_exact_loo_compiled_own_class_terms(
+    split, cls, compiled, taken, estimate, weights, monkeypatch
+):
+    # The exact LOO takes its own-class terms (MultinomialNB: Σ_j x_ij log(t − w_i x_ij + s);
+    # BernoulliNB, smoothed: Σ_j log(succ / fail) of (class, count)) from the compiled passes
+    # on large integer corpora: the pointwise ELPD of the tables-and-entries path (and so
+    # of refits) to rounding, -inf where a refit gives -inf.
+    import importlib
+
+    from bayesnb.scoring import _jit
+
+    if _jit.kernels() is None:
+        pytest.skip("numba cannot compile here")
+    family = importlib.import_module(f"bayesnb.families.{cls.__name__[:-2].lower()}.crossval")
+    monkeypatch.setattr(_jit, "COMPILED_FROM", 1)
+    Xtr, _, ytr, _ = split
+    rng = np.random.default_rng(2)
+    w = {
+        "none": None,
+        "twos": np.full(ytr.size, 2.0),
+        "integers": rng.choice([1.0, 2.0], ytr.size),
+        "halves": rng.choice([0.5, 1.0], ytr.size),
+    }[weights]
+    est = cls(estimate=estimate, alpha=0.5 if estimate != "map" else 2.0)
+    calls = []
+    run = getattr(family, compiled)
+    monkeypatch.setattr(family, compiled, lambda *a, **k: calls.append(1) or run(*a, **k))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = elpd_loo(est, Xtr, ytr, sample_weight=w).pointwise
+        smoothed = cls is MultinomialNB or estimate != "mle"
+        assert bool(calls) == (weights in taken and smoothed)
+        monkeypatch.setattr(family, "own_grid", lambda *a: None)
+        want = elpd_loo(est, Xtr, ytr, sample_weight=w).pointwise
+    np.testing.assert_array_equal(np.isneginf(got), np.isneginf(want))
+    finite = np.isfinite(want)
+    np.testing.assert_allclose(got[finite], want[finite], rtol=1e-12, atol=1e-12)
+    if estimate == "mle" and cls is MultinomialNB:
+        assert np.isneginf(got).any()  # a word only the left-out document has

@@ -342,8 +342,11 @@ def own_grid(Xs, weights, counts: np.ndarray) -> np.ndarray | None:
     return np.arange(int(top) + 1, dtype=np.float64)
 
 
-def own_downdate(Xs, codes, weights, counts: np.ndarray, grid: np.ndarray) -> np.ndarray:
-    """(n, m): ``Σ_j x_ij (g(max(t − w_i x_ij, 0)) − g(t))``, t = ``counts[y_i, j]``.
+def own_downdate(
+    Xs, codes, weights, counts: np.ndarray, grid: np.ndarray, full: bool = True
+) -> np.ndarray:
+    """(n, m): ``Σ_j x_ij (g(max(t − w_i x_ij, 0)) − g(t))``, t = ``counts[y_i, j]``
+    (``full=False``: without the − g(t), the downdated terms themselves).
 
     ``grid`` (m, M) holds the m per-count terms g at the counts 0..M − 1 of
     :func:`own_grid`: the own class's downdate of every nonzero in one compiled pass (row
@@ -351,7 +354,9 @@ def own_downdate(Xs, codes, weights, counts: np.ndarray, grid: np.ndarray) -> np
     """
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     # (M, m): a count's m terms side by side, one cache line per entry
-    return _own_pass("own_downdate", Xs, codes, counts, grid.T, lambda r0, r1: (weights[r0:r1],))
+    return _own_pass(
+        "own_downdate", Xs, codes, counts, grid.T, lambda r0, r1: (weights[r0:r1], full)
+    )
 
 
 def own_gather(Xs, codes, counts: np.ndarray, grid: np.ndarray) -> np.ndarray:

@@ -132,22 +132,30 @@ def _compile(njit):
         return below == 0
 
     @njit
-    def own_downdate(indptr, indices, data, codes, weights, counts, grid, out):  # pragma: no cover
+    def own_downdate(
+        indptr, indices, data, codes, weights, full, counts, grid, out
+    ):  # pragma: no cover
         # out[i, d] += Σ_p x_p (grid[max(t_p − w_i x_p, 0), d] − grid[t_p, d]), t_p the count
         # of the row's class at the entry's feature (the caller guarantees integral
-        # counts and w_i x_p): one pass over the nonzeros, the terms in their order.
+        # counts and w_i x_p), without the − grid[t_p, d] unless ``full``: one pass over the
+        # nonzeros, the terms in their order (stored zeros add nothing).
         m = grid.shape[1]
         for i in range(out.shape[0]):
             c = codes[i]
             w = weights[i]
             for p in range(indptr[i], indptr[i + 1]):
                 x = data[p]
+                if x == 0.0:
+                    continue
                 t = counts[c, indices[p]]
                 left = t - w * x
                 lo = np.int64(left) if left > 0.0 else 0
                 hi = np.int64(t)
                 for d in range(m):
-                    out[i, d] += x * (grid[lo, d] - grid[hi, d])
+                    if full:
+                        out[i, d] += x * (grid[lo, d] - grid[hi, d])
+                    else:
+                        out[i, d] += x * grid[lo, d]
 
     @njit
     def own_gather(indptr, indices, data, codes, counts, grid, out):  # pragma: no cover
@@ -157,6 +165,8 @@ def _compile(njit):
             c = codes[i]
             for p in range(indptr[i], indptr[i + 1]):
                 x = data[p]
+                if x == 0.0:
+                    continue
                 t = np.int64(counts[c, indices[p]])
                 for d in range(m):
                     out[i, d] += x * grid[c, t, d]
@@ -213,6 +223,6 @@ def _warm(found) -> None:
     found.all_above(np.zeros(1), 0.0)
     ptr, codes = np.zeros(2, dtype=np.int32), np.zeros(1, dtype=np.intp)
     found.own_downdate(
-        ptr, ptr[:1], np.zeros(1), codes, np.ones(1), np.zeros((1, 1)), t, np.zeros((1, 1))
+        ptr, ptr[:1], np.zeros(1), codes, np.ones(1), True, np.zeros((1, 1)), t, np.zeros((1, 1))
     )
     found.own_gather(ptr, ptr[:1], np.zeros(1), codes, np.zeros((1, 1)), t[None], t[:, :1])

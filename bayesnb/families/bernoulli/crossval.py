@@ -47,7 +47,7 @@ class BernoulliCrossval(_DiscreteCrossval):
     fold_statistics = True  # folds scored from their statistics (fold_joint_log_proba)
 
     def _loo_own(self, est, X, codes, weights):
-        rows, cols, _, Xs = entries(est._encode(X))
+        Xs = canonical(est._encode(X))
         n, v = codes.shape[0], est.n_features_in_
         D, N = est.feature_count_, est.class_count_
         alpha = np.broadcast_to(np.asarray(est.alpha_, dtype=np.float64), (v,))
@@ -64,6 +64,17 @@ class BernoulliCrossval(_DiscreteCrossval):
             inf = np.isneginf(q)
             absent_fin[g], absent_inf[g] = np.where(inf, 0.0, q).sum(), inf.sum()
         smoothed = a.min() > 0 and b.min() > 0 and not absent_inf.any()
+        uniform = np.ptp(weights) == 0 and np.ptp(a) == 0 and np.ptp(b) == 0
+        grid = own_grid(Xs, weights, D) if smoothed and uniform and n else None
+        if grid is not None:
+            # One compiled pass over the nonzeros: log(succ / fail) of (class, count) from
+            # its grid, the terms of the per-weight product below in the same order.
+            wv = float(weights[0])
+            succ = np.maximum(grid - wv, 0.0) + a[0]
+            fail = np.maximum((N[:, None] - wv) - grid, 0.0) + b[0]
+            terms = np.log(succ / fail)[None]
+            own = absent_fin[group] + own_gather(Xs, codes, D, terms)[:, 0]
+            return own, emptied(N[codes], weights)
         if smoothed and np.unique(weights).size <= 8:
             # One sparse product per weight: the common denominator of feature j cancels
             # between its success term (x_j = 1) and the failure term A counted for it.
@@ -74,6 +85,7 @@ class BernoulliCrossval(_DiscreteCrossval):
 
             own = absent_fin[group] + own_unit_terms(Xs, codes, weights, table)
             return own, emptied(N[codes], weights)
+        rows, cols, _, Xs = entries(Xs)
         c, w = codes[rows], weights[rows]
         d = gather(D, c, cols)
         left = np.maximum(N[c] - w, 0.0)  # N_c without the document, per entry

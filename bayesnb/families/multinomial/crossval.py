@@ -46,18 +46,27 @@ class MultinomialCrossval(_DiscreteCrossval):
     def _loo_own(self, est, X, codes, weights):
         if est.unk:
             return None  # a left-out document can change which columns are pooled
-        rows, cols, vals, Xs = entries(X)
+        Xs = canonical(X)
         n = codes.shape[0]
         T, N = est.feature_count_, est.class_count_
         alpha = np.asarray(est.alpha_, dtype=np.float64)
         bayes = est.estimate == "bayes"
         shift = np.broadcast_to(alpha if bayes else prior_shift(est.estimate, alpha), T.shape[1:])
-        length = np.bincount(rows, weights=vals, minlength=n)
+        grid = None if bayes or np.ptp(shift) != 0 else own_grid(Xs, weights, T)
+        if grid is None:
+            rows, cols, vals, Xs = entries(Xs)
+            length = np.bincount(rows, weights=vals, minlength=n)
+        else:
+            length = np.asarray(Xs @ np.ones(Xs.shape[1]))
         den = np.maximum(T.sum(axis=1)[codes] - weights * length, 0.0) + shift.sum()
         redo = emptied(N[codes], weights)
         if np.any((den <= 0) & (length > 0)):
             redo |= (den <= 0) & (length > 0)  # no mass left in the class: as a refit does
-        if product_path(vals, weights):
+        if grid is not None:  # one compiled pass: Σ_j x_ij log(max(t − w_i x_ij, 0) + s)
+            with np.errstate(divide="ignore"):
+                terms = np.log(grid + shift[0])[None, :]
+            num = own_downdate(Xs, codes, weights, T, terms, full=False)[:, 0]
+        elif product_path(vals, weights):
             top = own_unit_terms(Xs, codes, weights, lambda wv: np.maximum(T - wv, 0.0) + shift)
             # Entries of count v ≠ 1: the product counted v · log a'_j(1); put the true term.
             other = vals != 1
