@@ -104,7 +104,8 @@ def label_derivatives(G, codes, own, prior, shift=None) -> list[float]:
     ``prior[i, k]`` for m = 0 (``shift``: per-class terms, or None). With p_i = softmax(J_i)
     and moments under p: ℓ' = J'_y − E J', ℓ'' = J''_y − E J'' − Var J', ℓ''' = J'''_y −
     E J''' − 3 Cov(J', J'') − E (J' − E J')³. Rows are taken in blocks (in threads), each
-    assembled and reduced while in cache; ``G`` is overwritten.
+    assembled and reduced while in cache. ``G``: an array (left as it was) or a
+    :class:`RowProduct`, made a block at a time here.
     """
     n, order = codes.shape[0], own.shape[1] - 1
     k = G.shape[1] // (order + 1)

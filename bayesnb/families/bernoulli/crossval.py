@@ -64,26 +64,23 @@ class BernoulliCrossval(_DiscreteCrossval):
             inf = np.isneginf(q)
             absent_fin[g], absent_inf[g] = np.where(inf, 0.0, q).sum(), inf.sum()
         smoothed = a.min() > 0 and b.min() > 0 and not absent_inf.any()
+
+        def ratio(wv, d, a_, b_):
+            """succ / fail of a present feature at count d without a document of weight wv:
+            the common denominator of feature j cancels between its success term (x_j = 1)
+            and the failure term A counted for it."""
+            return (np.maximum(d - wv, 0.0) + a_) / (np.maximum((N[:, None] - wv) - d, 0.0) + b_)
+
         uniform = np.ptp(weights) == 0 and np.ptp(a) == 0 and np.ptp(b) == 0
         grid = own_grid(Xs, weights, D) if smoothed and uniform and n else None
         if grid is not None:
-            # One compiled pass over the nonzeros: log(succ / fail) of (class, count) from
-            # its grid, the terms of the per-weight product below in the same order.
-            wv = float(weights[0])
-            succ = np.maximum(grid - wv, 0.0) + a[0]
-            fail = np.maximum((N[:, None] - wv) - grid, 0.0) + b[0]
-            terms = np.log(succ / fail)[None]
+            # One compiled pass over the nonzeros, the ratio of (class, count) from its grid.
+            terms = np.log(ratio(float(weights[0]), grid, a[0], b[0]))[None]
             own = absent_fin[group] + own_gather(Xs, codes, D, terms)[:, 0]
             return own, emptied(N[codes], weights)
-        if smoothed and np.unique(weights).size <= 8:
-            # One sparse product per weight: the common denominator of feature j cancels
-            # between its success term (x_j = 1) and the failure term A counted for it.
-            def table(wv):
-                succ = np.maximum(D - wv, 0.0) + a
-                fail = np.maximum((N[:, None] - wv) - D, 0.0) + b
-                return succ / fail
-
-            own = absent_fin[group] + own_unit_terms(Xs, codes, weights, table)
+        if smoothed and np.unique(weights).size <= 8:  # one sparse product per weight
+            table = own_unit_terms(Xs, codes, weights, lambda wv: ratio(wv, D, a, b))
+            own = absent_fin[group] + table
             return own, emptied(N[codes], weights)
         rows, cols, _, Xs = entries(Xs)
         c, w = codes[rows], weights[rows]
