@@ -1,8 +1,7 @@
 """The shared skeleton of every bayesnb classifier: fit / partial_fit / predict wiring.
 
-Subclasses say how to validate X, how to count (``_count``) and how to score
-(``_joint_log_likelihood``); the class prior, label encoding, ``partial_fit`` bookkeeping and
-the normalisation to probabilities live here once.
+Subclasses say how to validate X, count and score (the hooks below); the class prior, label
+encoding, ``partial_fit`` bookkeeping and the normalisation to probabilities live here once.
 """
 
 from __future__ import annotations
@@ -47,7 +46,6 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
 
     - ``_check_input(X, y=None, reset)``: validate X (and y) and return them;
     - ``_reset_counts(n_features)``: start empty statistics for ``len(self.classes_)`` classes;
-    - ``_grow_classes(n_new)``: never needed while classes are fixed at the first call;
     - ``_statistics(X, codes, weights) -> dict``: the statistics of a batch, computed without
       changing ``self`` (so Dask workers can run it), and ``_merge_statistics(stats)``: add
       them to the fitted statistics; ``_count`` is the two in turn;
@@ -288,11 +286,10 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         return split_missing(X)
 
     # -- fitted hyperparameters: derived lazily from the parameters, like the tables ---------
-    # ``alpha_`` and ``class_alpha_`` are the given value or, for ``"evidence"``, the value
-    # maximising the evidence of the stored statistics. They are keyed on the parameters they
-    # depend on, so ``set_params(alpha=...)`` after a fit is honoured on next use (tables are
-    # keyed on every parameter and follow), without a refit. Assigning them (``bayesnb.io``
-    # restoring a saved model) stores the value for the current parameters.
+    # ``alpha_`` and ``class_alpha_``: the given value, or learned from the statistics; keyed
+    # on the parameters they depend on, so ``set_params(alpha=...)`` after a fit is honoured
+    # on next use without a refit. Assigning one (a loaded model) stores it for the current
+    # parameters.
     _CLASS_ALPHA_PARAMS = ("class_alpha",)
     # Parameters that never change the learned alpha_ (it depends on alpha and the feature
     # statistics as the posterior sees them, e.g. BernoulliNB's beta or MultinomialNB's unk).
@@ -436,6 +433,10 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             check_estimate(self.estimate)
             tables[full_key] = compute()
         return tables[full_key]
+
+    def _store_cached(self, key: str, value) -> None:
+        """Set what :meth:`_cached` serves for ``key`` under the current parameters."""
+        self.__dict__.setdefault("_tables", {})[(key, self._params_key())] = value
 
     # -- prediction --------------------------------------------------------------------------
     # A Dask array X gives a lazy Dask array, scored block by block (bayesnb.distributed).

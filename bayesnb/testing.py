@@ -32,10 +32,72 @@ from sklearn.base import clone
 
 from bayesnb.families import family_of
 
-__all__ = ["RELATIONS", "check_family"]
+__all__ = ["PORTABLE_RTOL", "RELATIONS", "assert_portable_equal", "check_family"]
 
 _ESTIMATES = ("mle", "map", "mean", "bayes")
 _EPS = 1e-12
+
+#: How closely bayesnb's floats agree across machines (docs/design.md, "Numbers across
+#: machines"): another CPU sums in another order (numpy's SIMD dispatch, BLAS kernels), which
+#: moves results by a few ulp of the largest magnitude they were computed from. Relative to
+#: the largest finite magnitude of the array compared, so a small value computed as a
+#: difference of large ones (a log probability near 0) gets the absolute error it really has.
+PORTABLE_RTOL = 1e-12
+
+
+def assert_portable_equal(actual, desired, err_msg: str = "") -> None:
+    """Assert ``actual`` equals ``desired`` as bayesnb promises across machines.
+
+    Shapes and dtypes must be equal. Arrays that are not floating point (labels, integers,
+    booleans, argmax predictions) must be equal exactly. Floating-point arrays must have NaN,
+    +inf, -inf and exact zeros at the same places, and every other value within
+    :data:`PORTABLE_RTOL` of the array's largest finite magnitude:
+    ``|a - d| <= PORTABLE_RTOL * max|d|``.
+
+    Parameters
+    ----------
+    actual, desired : array-like
+    err_msg : str
+        Prefix of the failure message.
+
+    Raises
+    ------
+    AssertionError
+        Naming the first differing position, both values and the tolerance.
+    """
+    a, d = np.asarray(actual), np.asarray(desired)
+    head = f"{err_msg}: " if err_msg else ""
+    if a.shape != d.shape or a.dtype != d.dtype:
+        raise AssertionError(f"{head}shape/dtype {a.shape} {a.dtype} != {d.shape} {d.dtype}")
+    if d.dtype.kind != "f":
+        np.testing.assert_array_equal(a, d, err_msg=err_msg, strict=True)
+        return
+    special = {
+        "NaN": (np.isnan(a), np.isnan(d)),
+        "+inf": (np.isposinf(a), np.isposinf(d)),
+        "-inf": (np.isneginf(a), np.isneginf(d)),
+        "zero": (a == 0, d == 0),
+    }
+    for what, (got, want) in special.items():
+        if not np.array_equal(got, want):
+            at = np.argwhere(got != want)[0]
+            raise AssertionError(
+                f"{head}{what} at different places: first at {tuple(at)}, "
+                f"{a[tuple(at)]!r} against {d[tuple(at)]!r}"
+            )
+    finite = np.isfinite(d) & (d != 0)
+    if not finite.any():
+        return
+    scale = float(np.max(np.abs(d[finite])))
+    gap = np.zeros(d.shape)
+    gap[finite] = np.abs(a[finite] - d[finite])
+    worst = np.unravel_index(np.argmax(gap), d.shape)
+    if gap[worst] > PORTABLE_RTOL * scale:
+        raise AssertionError(
+            f"{head}{a[worst]!r} against {d[worst]!r} at {tuple(worst)}: a gap of "
+            f"{gap[worst]:.3g}, beyond {PORTABLE_RTOL:g} × {scale:.6g} (the array's largest "
+            "magnitude)"
+        )
 
 
 # -- helpers ----------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import pytest
 
 import bayesnb as bnb
 from bayesnb import io
+from tests.file_helpers import craft
 
 MODELS = {
     "bernoulli": bnb.BernoulliNB,
@@ -229,29 +230,9 @@ def test_random_bit_flips_load_identically_or_fail_with_value_error(tmp_path):
 
 
 # -- files from elsewhere: data only, refused before allocating, versions -------------------------
-def _reseal(tree) -> str:
-    """The checksum ``load`` expects of ``tree`` (what someone crafting a file can recompute)."""
-    ds = tree["statistics"].to_dataset()
-    prior = tree["prior"].to_dataset() if "prior" in tree.children else None
-    arrays = {k: ds[k].values for k in ds.data_vars}
-    arrays |= {"class": ds["class"].values, "feature": ds["feature"].values}
-    if prior is not None:
-        arrays |= {f"prior/{k}": prior[k].values for k in prior.data_vars}
-    a = tree.attrs
-    return io._checksum(arrays, a["model"], str(a["params"]), str(a["fitted"]))
-
-
 def _craft(src, dst, edit, reseal: bool = True):
     """Copy the model file ``src`` to ``dst`` with ``edit(tree)`` applied (checksum redone)."""
-    import xarray as xr
-
-    with xr.open_datatree(src, engine="h5netcdf") as t:
-        tree = t.load()
-    edit(tree)
-    if reseal:
-        tree.attrs["checksum"] = _reseal(tree)
-    tree.to_netcdf(dst, engine="h5netcdf")
-    return dst
+    return craft(src, dst, edit, reseal)
 
 
 def _set_json(attr: str, **changes):
@@ -401,10 +382,12 @@ def test_format_version_zero_is_refused_without_migration_and_loaded_with_one(
         bnb.load(path)
 
 
-@pytest.mark.parametrize("version", [2, 99])
+@pytest.mark.parametrize("version", [io.FORMAT_VERSION + 1, 99])
 def test_future_format_version_is_refused_naming_it(saved, tmp_path, version):
     path = _craft(saved["categorical"], tmp_path / "v.nc", _set_attr(format_version=version))
-    with pytest.raises(ValueError, match=rf"format_version {version}, newer than the 1"):
+    with pytest.raises(
+        ValueError, match=rf"format_version {version}, newer than the {io.FORMAT_VERSION}"
+    ):
         bnb.load(path)
 
 

@@ -85,8 +85,10 @@ def nuts_digest(seed: int) -> str:
     return digest(tree)
 
 
-def _in_subprocess(code: str) -> str:
+def in_subprocess(code: str, **env_vars: str) -> str:
+    """The last line ``code`` prints in a fresh Python process (with ``env_vars`` set)."""
     env = dict(os.environ, PYTENSOR_FLAGS=os.environ.get("PYTENSOR_FLAGS", "blas__ldflags="))
+    env |= env_vars
     done = subprocess.run(
         [sys.executable, "-c", code],
         cwd=ROOT,
@@ -114,7 +116,7 @@ def test_same_seed_same_values_across_processes():
         "import json; from tests.test_reproducibility import exact_digests, MODELS; "
         "print(json.dumps({m: exact_digests(m, 2024) for m in MODELS}))"
     )
-    there = json.loads(_in_subprocess(code))
+    there = json.loads(in_subprocess(code))
     assert there == here
 
 
@@ -140,4 +142,4 @@ def test_nuts_same_seed_same_draws_in_process_and_across_processes():
     first = nuts_digest(7)
     assert nuts_digest(7) == first  # the second fit reuses the compiled model
     code = "from tests.test_reproducibility import nuts_digest; print(nuts_digest(7))"
-    assert _in_subprocess(code) == first
+    assert in_subprocess(code) == first

@@ -21,11 +21,11 @@ implements the model-file methods of :class:`bayesnb.families.Family`. The gener
 split into :mod:`bayesnb.io.codec` (JSON data, labels, checksum), :mod:`bayesnb.io.checks`
 (everything a file is refused for) and :mod:`bayesnb.io.tree` (estimator <-> DataTree).
 
-A model is rebuilt from its parameters and statistics, so ``predict_proba`` of a loaded model
-equals the saved one bitwise. Attrs are parsed as data (JSON, validated against the
-estimator's parameters); nothing in the file is executed. Saving writes a temporary file in
-the destination folder and renames it over the target (``os.replace``), so a crash never
-leaves a half-written model under the target name.
+A model is rebuilt from its parameters, statistics and learned values, so ``predict_proba``
+of a loaded model equals the saved one bitwise on the machine that saved it. Attrs are
+parsed as data (JSON, validated against the estimator's parameters); nothing in the file is
+executed. Saving writes a temporary file in the destination folder and renames it over the
+target (``os.replace``), so a crash never leaves a half-written model under the target name.
 
 Loading a file from elsewhere is safe: no pickle, no import of a name found in the file (the
 ``model`` attribute is looked up among the estimator classes of the registered families),
@@ -39,8 +39,15 @@ Format versions: a file of a newer ``format_version`` is refused naming it. An o
 upgraded one version at a time by the functions registered in :data:`MIGRATIONS`
 (``version -> function(tree) -> tree`` of the next version, which must recompute the checksum
 if it changes what it covers); without a registered path it is refused naming its version.
-Version 1 is the first released format, so ``MIGRATIONS`` is empty: the hook is where a
-future version 2 registers ``MIGRATIONS[1]``.
+Version 2 added the fitted values a model predicts with that version 1 recomputed on load
+(the DCM's concentration β, group ``learned``); a version-1 file is upgraded as it is and
+loads and predicts as before (its β fitted again).
+
+A loaded model predicts with the stored values, never with a recomputation that can differ:
+learned hyperparameters (``alpha_``, ``class_alpha_``, GDA's resolved prior, the DCM's β)
+come from the file. Across machines the numbers agree within the tolerance
+:data:`bayesnb.testing.PORTABLE_RTOL` (``docs/design.md``, "Numbers across machines"); no
+file is refused over a last-bit difference.
 """
 
 from __future__ import annotations
@@ -53,14 +60,14 @@ from pathlib import Path
 
 import xarray as xr
 
-from bayesnb.io.checks import MIGRATIONS, ModelFileError, check_declared_sizes
+from bayesnb.io.checks import MIGRATIONS, ModelFileError, ModelFileWarning, check_declared_sizes
 from bayesnb.io.codec import checksum as _checksum  # noqa: F401 - for tools that reseal a file
 from bayesnb.io.tree import from_tree, to_tree
 
-__all__ = ["FORMAT_VERSION", "MIGRATIONS", "ModelFileError", "load", "save"]
+__all__ = ["FORMAT_VERSION", "MIGRATIONS", "ModelFileError", "ModelFileWarning", "load", "save"]
 
 # The format this bayesnb writes and reads (older ones through MIGRATIONS).
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 _ENGINE = "h5netcdf"
 
 
@@ -150,7 +157,8 @@ def load(path, expected: str | type | None = None):
     Returns
     -------
     estimator
-        A fitted estimator whose ``predict_proba`` equals the saved one bitwise.
+        A fitted estimator whose ``predict_proba`` equals the saved one (bitwise on the
+        machine that saved it, within :data:`bayesnb.testing.PORTABLE_RTOL` elsewhere).
 
     Raises
     ------

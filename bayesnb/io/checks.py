@@ -14,6 +14,7 @@ import xarray as xr
 __all__ = [
     "MIGRATIONS",
     "ModelFileError",
+    "ModelFileWarning",
     "check_declared_sizes",
     "check_parameters",
     "check_statistics",
@@ -21,8 +22,16 @@ __all__ = [
     "migrate",
 ]
 
+
+def _upgrade_1(tree: xr.DataTree) -> xr.DataTree:
+    """Version 1 -> 2: version 2 only adds groups (the checksum does not cover the version)."""
+    out = tree.copy()
+    out.attrs["format_version"] = 2
+    return out
+
+
 # format_version -> upgrade of a tree of that version to the next one (see bayesnb.io).
-MIGRATIONS: dict[int, Callable[[xr.DataTree], xr.DataTree]] = {}
+MIGRATIONS: dict[int, Callable[[xr.DataTree], xr.DataTree]] = {1: _upgrade_1}
 # JSON attributes: at most this many bytes, plus _JSON_PER_FEATURE per feature (array params).
 _JSON_BYTES, _JSON_PER_FEATURE = 1 << 16, 64
 # A histogram width (document length, count value) beyond this is not a real one.
@@ -31,6 +40,10 @@ _MAX_WIDTH = 1 << 40
 
 class ModelFileError(ValueError):
     """A readable file that is not a model this bayesnb accepts."""
+
+
+class ModelFileWarning(UserWarning):
+    """A model file that loads, with something about it the user should know."""
 
 
 def check_declared_sizes(path: Path, tree: xr.DataTree) -> None:

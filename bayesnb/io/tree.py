@@ -10,6 +10,8 @@ sees the file through :class:`ModelWriter` (saving) and :class:`ModelFile` (load
 from __future__ import annotations
 
 import json
+import os
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +20,7 @@ import xarray as xr
 from bayesnb.families import Family, family_of, get, has_family, names
 from bayesnb.io.checks import (
     ModelFileError,
+    ModelFileWarning,
     check_parameters,
     check_statistics,
     json_attr,
@@ -32,6 +35,8 @@ from bayesnb.io.codec import (
     labels_from_file,
 )
 from bayesnb.validation import check_fitted
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # bayesnb/
 
 __all__ = ["ModelFile", "ModelWriter", "from_tree", "loadable_models", "to_tree"]
 
@@ -176,6 +181,12 @@ class ModelFile:
         return ModelFileError(message)
 
     @staticmethod
+    def warn(message: str) -> None:
+        """Say something about a file that loads (a :class:`ModelFileWarning`)."""
+        # At the caller of bayesnb.load, however deep the loading code that warns.
+        warnings.warn(message, ModelFileWarning, skip_file_prefixes=(_PACKAGE,))
+
+    @staticmethod
     def family_named(model) -> Family | None:
         """The family of model type ``model`` (a class name), None for an unknown one."""
         return loadable_models().get(model)
@@ -280,12 +291,11 @@ def _build(file: ModelFile, kwargs: dict, arrays: dict, ds: xr.Dataset):
     file.statistics = {k: np.array(v, copy=True) for k, v in arrays.items() if k in ds.data_vars}
     check_statistics(file.path, file.statistics, fitted, len(arrays["feature"]))
     family.restore_statistics(est, file)
-    family.restore_fitted(est, file)
     if fitted["class_alpha_"] is not None:
         est.class_alpha_ = decode(fitted["class_alpha_"])
+    family.restore_fitted(est, file)
     if "vectorizer" in fitted:
         est.vectorizer_params_ = _vectorizer_params(file, fitted["vectorizer"])
-    est._tables = {}
     return est
 
 

@@ -10,7 +10,8 @@ writes ``tests/data/golden/<name>.npz`` holding the training and test data and t
 of :func:`record`: predictions under every estimate, log evidence, learned ``alpha_``, the
 seeded exact posterior draws, point estimates, ``sample()`` and ``label_log_likelihood``.
 A quantity the model refuses is recorded as the exception type it raises, under ``refused``.
-``tests/test_golden.py`` checks the saved files and a refit against these arrays bit for bit.
+``tests/test_golden.py`` checks the saved files and a refit against these arrays (floats within
+the cross-machine tolerance of ``bayesnb.testing.assert_portable_equal``).
 """
 
 from __future__ import annotations

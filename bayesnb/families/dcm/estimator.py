@@ -363,9 +363,23 @@ class DirichletCompoundNB(GenerativeClassifier):
         """β_c of the chosen estimate, shape (n_classes, n_features)."""
         return self._cached("concentration", self._compute_concentration)[0]
 
+    @concentration_.setter
+    def concentration_(self, value) -> None:
+        # A saved β (bayesnb.io): the loaded model predicts with it, not with a new
+        # optimisation whose last bits could differ on another machine or bayesnb version.
+        beta = np.asarray(value, dtype=np.float64)
+        if beta.shape != (len(self.classes_), self.n_features_in_) or not (
+            np.all(np.isfinite(beta)) and np.all(beta >= 0)
+        ):
+            raise ValueError(
+                f"concentration_ must be finite and >= 0 of shape ({len(self.classes_)}, "
+                f"{self.n_features_in_}), got shape {beta.shape}"
+            )
+        self._store_cached("concentration", (beta, 0))
+
     @property
     def n_iter_(self) -> int:
-        """Newton iterations behind ``concentration_``."""
+        """Newton iterations behind ``concentration_`` (0 for one set by hand or loaded)."""
         return self._cached("concentration", self._compute_concentration)[1]
 
     @property

@@ -97,6 +97,9 @@ class GDA(GenerativeClassifier):
         θ_c0 = −½ μ_cᵀΣ⁻¹μ_c + log φ_c, so that ``softmax(X @ coef_.T + intercept_)`` equals
         ``predict_proba(X)``. ``coef_`` has one row per class even for two classes (scikit-learn's
         LDA keeps one row, ``coef_[1] − coef_[0]`` here).
+    prior_ : NormalInverseWishart
+        The prior in use, every hyperparameter resolved (the data-scaled default where
+        ``prior`` leaves it at None); model files store it.
     posterior_ : NormalInverseWishartPosterior
         Prior and statistics, with κ_c (``kappa``), μ_c (``mu``), ν (``nu``) and Ψ (``psi``).
     n_features_in_, feature_names_in_ : as in scikit-learn.
@@ -198,10 +201,35 @@ class GDA(GenerativeClassifier):
 
     # -- pipe: posterior and estimates -------------------------------------------------------
     @property
+    def prior_(self) -> NormalInverseWishart:
+        """The NIW prior in use: ``prior`` with every hyperparameter left at None resolved
+        against the training statistics (the data-scaled default).
+
+        Derived once per statistics and ``prior`` value; a loaded model keeps the value its
+        file stores, so it predicts as the saved one on any machine, and ``partial_fit``
+        resolves it again from the grown statistics, as the original would.
+        """
+        return self._learned_value("prior_", self._resolve_prior)
+
+    @prior_.setter
+    def prior_(self, value: NormalInverseWishart) -> None:
+        self._store_learned("prior_", value)
+
+    def _learned_key(self, name: str) -> tuple:
+        if name == "prior_":
+            # The prior object itself (compared by identity, kept alive by the key): its
+            # fields may be arrays, which a parameter repr would truncate.
+            return (name, self.prior)
+        return super()._learned_key(name)
+
+    def _resolve_prior(self) -> NormalInverseWishart:
+        return NormalInverseWishartPosterior.from_stats(self.prior, self._stats).prior
+
+    @property
     def posterior_(self) -> NormalInverseWishartPosterior:
-        """The NIW posterior (prior resolved against the data, plus the statistics)."""
+        """The NIW posterior: :attr:`prior_` plus the statistics."""
         check_fitted(self)
-        return NormalInverseWishartPosterior.from_stats(self.prior, self._stats, self.classes_)
+        return NormalInverseWishartPosterior(self.prior_, self._stats, self.classes_)
 
     @property
     def _fitted(self):
