@@ -82,12 +82,12 @@ def _seed(random_seed) -> int | None:
 
 def _compiled(spec: ModelSpec):
     """The cached nutpie model of ``spec``'s key, compiled on a miss, loaded with its data."""
-    import nutpie
+    from bayesnb.compiled import compile_model
 
     key = spec.key
     compiled = _CACHE.get(key)
     if compiled is None:
-        compiled = nutpie.compile_pymc_model(spec.model(), var_names=spec.var_names)
+        compiled = compile_model(spec.model(), var_names=spec.var_names)
         _CACHE[key] = compiled
         while len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
