@@ -12,10 +12,10 @@ import pytest
 
 pytest.importorskip("nutpie")
 
-from bayesnb import BernoulliNB  # noqa: E402
-from bayesnb.compiled import cache_dir, compile_model  # noqa: E402
-from bayesnb.inference import SamplingWarning  # noqa: E402
-from bayesnb.pymc_models import model_spec  # noqa: E402
+from bayesnb import BernoulliNB
+from bayesnb.compiled import cache_dir, compile_model
+from bayesnb.inference import SamplingWarning
+from bayesnb.pymc_models import model_spec
 
 
 def _data(n_features: int, seed: int):
