@@ -38,8 +38,11 @@ class ELPD(ELPDData):
         Its standard error, ``sqrt(n · Var_i(pointwise))`` (as ArviZ's ``loo``).
     p : float
         The effective number of parameters ``lpd − elpd``, with ``lpd`` = Σ_i log p(y_i | x_i,
-        D) the in-sample log predictive density of the labels under the same estimate (as
-        ``p_loo`` of ArviZ's ``loo``, whose ``lpd`` is the in-sample posterior predictive).
+        D) the in-sample log predictive density of the labels under the same estimate (the
+        estimator's own ``predict_log_proba`` on its training data). ArviZ's ``loo`` of
+        posterior draws takes ``lpd`` as log mean_s p(y_i | x_i, θ_s) instead, which is not
+        ``estimate="bayes"``'s p(x_i, y_i | D) / p(x_i | D): the two ``p`` of one model differ
+        by definition while their ``elpd`` agree.
     elpd_i : xarray.DataArray of shape (n_samples,), dim ``"doc"``
         log p(y_i | x_i, D without i) of every training document.
     p_loo_i : xarray.DataArray of shape (n_samples,), dim ``"doc"``
