@@ -233,12 +233,12 @@ class Checks:
 
     def at_most(self, what: str, value: float, limit: float, unit: str = "") -> bool:
         """The target ``value <= limit``."""
-        text = f"{what}: {value:.3g}{unit} (target <= {limit:.3g}{unit})"
+        text = f"{what}: {value:.4g}{unit} (target <= {limit:.4g}{unit})"
         return self.add(value <= limit, text)
 
     def at_least(self, what: str, value: float, limit: float, unit: str = "") -> bool:
         """The target ``value >= limit``."""
-        text = f"{what}: {value:.3g}{unit} (target >= {limit:.3g}{unit})"
+        text = f"{what}: {value:.4g}{unit} (target >= {limit:.4g}{unit})"
         return self.add(value >= limit, text)
 
     def report(self) -> int:
