@@ -8,15 +8,17 @@ MLE, MAP, posterior mean or full posterior predictive.
 from importlib.metadata import PackageNotFoundError, version
 
 from bayesnb import datasets
-from bayesnb.columnwise import ColumnwiseNB
 from bayesnb.compare import compare
-from bayesnb.dcm import DirichletCompoundNB
-from bayesnb.gda import GDA
+from bayesnb.families.bernoulli.estimator import BernoulliNB
+from bayesnb.families.categorical.estimator import CategoricalNB
+from bayesnb.families.columnwise.estimator import ColumnwiseNB
+from bayesnb.families.dcm.estimator import DirichletCompoundNB
+from bayesnb.families.gda.estimator import GDA
+from bayesnb.families.multinomial.estimator import MultinomialNB
+from bayesnb.families.poisson.estimator import PoissonNB
 from bayesnb.informative import most_informative_features
 from bayesnb.learning_curve import learning_curve
-from bayesnb.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
 from bayesnb.pipeline import final_estimator
-from bayesnb.poisson import PoissonNB
 
 try:
     __version__ = version("bayesnb")

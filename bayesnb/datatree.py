@@ -1,7 +1,7 @@
 """DataTree: posterior draws or point estimates -> the one ``xarray.DataTree`` layout.
 
 Every path (point estimates, exact conjugate draws, NUTS) lands here, so ArviZ functions and
-:func:`bayesnb.compare` read any of them. Layout (DESIGN.md §3): group ``posterior`` with
+:func:`bayesnb.compare` read any of them. Layout: group ``posterior`` with
 ``class_prior (chain, draw, class)`` and ``feature_prob (chain, draw, class, feature)`` for the
 discrete models (Categorical NB adds a ``value`` dim; Poisson NB has ``feature_rate (chain,
 draw, class, feature)``, its rates λ_cj, instead of ``feature_prob``), ``mean (chain, draw,

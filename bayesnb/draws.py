@@ -1,6 +1,6 @@
 """Draws: the conjugate posterior -> point estimates, exact draws and closed-form summaries.
 
-All three produce the DESIGN.md §3 layout (:func:`bayesnb.datatree.to_datatree`): group
+All three produce the layout of :func:`bayesnb.datatree.to_datatree`: group
 ``posterior`` with ``class_prior (chain, draw, class)`` and, for the naive Bayes models,
 ``feature_prob (chain, draw, class, feature)``, as probabilities (not logs); for GDA ``mean
 (chain, draw, class, feature)`` and ``cov (chain, draw, [class,] feature, feature_bis)``. So
@@ -46,11 +46,15 @@ import numpy as np
 import xarray as xr
 
 from bayesnb.datatree import layout_attrs, layout_coords, to_datatree
-from bayesnb.families import family_of, get
+from bayesnb.families import family_of
+from bayesnb.families.bernoulli.sampling import BernoulliSampling
+from bayesnb.families.dcm.sampling import DCMSampling
+from bayesnb.families.gda.sampling import GDASampling
+from bayesnb.families.poisson.sampling import PoissonSampling
 from bayesnb.pipeline import final_estimator
 from bayesnb.posterior.sampling import class_prior_draws, inverse_wishart_draws, with_estimate
 from bayesnb.posterior.summary import beta_summary
-from bayesnb.validation import ESTIMATES, check_class_prior, check_fitted
+from bayesnb.validation import check_class_prior, check_estimate, check_fitted
 
 __all__ = [
     "GDA_VAR_NAMES",
@@ -63,24 +67,11 @@ __all__ = [
     "sample_posterior",
 ]
 
-# The variable names of the layouts: each is its family's ``var_names``, looked up on first
-# use (module ``__getattr__``) so that importing this module does not import every family.
-VAR_NAMES: tuple[str, ...]
-GDA_VAR_NAMES: tuple[str, ...]
-POISSON_VAR_NAMES: tuple[str, ...]
-DCM_VAR_NAMES: tuple[str, ...]
-_VAR_NAMES_OF = {
-    "VAR_NAMES": "bernoulli",
-    "GDA_VAR_NAMES": "gda",
-    "POISSON_VAR_NAMES": "poisson",
-    "DCM_VAR_NAMES": "dcm",
-}
-
-
-def __getattr__(name: str):
-    if name in _VAR_NAMES_OF:
-        return get(_VAR_NAMES_OF[name]).var_names
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# The variable names of each family's layout, as its sampling capability declares them.
+VAR_NAMES: tuple[str, ...] = BernoulliSampling.var_names
+GDA_VAR_NAMES: tuple[str, ...] = GDASampling.var_names
+POISSON_VAR_NAMES: tuple[str, ...] = PoissonSampling.var_names
+DCM_VAR_NAMES: tuple[str, ...] = DCMSampling.var_names
 
 
 def _family(est):
@@ -139,11 +130,6 @@ def _check_draws(est, draws, chains):
     return fam, _check_positive_int(draws, "draws"), _check_positive_int(chains, "chains")
 
 
-def _check_estimate(estimate) -> None:
-    if not isinstance(estimate, str) or estimate not in ESTIMATES:
-        raise ValueError(f"estimate must be one of {ESTIMATES}, got {estimate!r}")
-
-
 # -- point estimates ---------------------------------------------------------------------------
 def point_estimate(est, estimate: str, var_names=None, features=None) -> xr.DataTree:
     """A point estimate of the model's parameters as a 1 × 1 DataTree.
@@ -177,7 +163,7 @@ def point_estimate(est, estimate: str, var_names=None, features=None) -> xr.Data
     est = final_estimator(est)  # a fitted Pipeline: its last step, named
     fam = _family(est)
     check_fitted(est)
-    _check_estimate(estimate)
+    check_estimate(estimate)
     return fam.compose_point_estimate(est, estimate, var_names, features, _point_estimate)
 
 

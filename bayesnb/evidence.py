@@ -18,11 +18,11 @@ multinomial coefficients), so it is a sum of independent conjugate pieces:
   likelihood in ln β (:meth:`bayesnb.posterior.polya.LaplacePosterior.log_evidence`).
 
 Maximising it over one symmetric concentration gives ``alpha="evidence"`` and
-``class_alpha="evidence"`` (empirical Bayes; :func:`learn_hyperparameters`, run after every
-``fit``/``partial_fit``), with Minka's fixed point (T. Minka, "Estimating a Dirichlet
-distribution", 2000/2012) and a bounded 1-D search in log α as fallback. PoissonNB's Gamma
-shape α (rate β fixed) is the root of the digamma gradient, which is monotone in α
-(:func:`fit_gamma_shape`).
+``class_alpha="evidence"`` (empirical Bayes: the estimators' ``alpha_`` and ``class_alpha_``,
+derived from the statistics on first use after a fit or ``set_params``), with Minka's fixed
+point (T. Minka, "Estimating a Dirichlet distribution", 2000/2012) and a bounded 1-D search in
+log α as fallback. PoissonNB's Gamma shape α (rate β fixed) is the root of the digamma
+gradient, which is monotone in α (:func:`fit_gamma_shape`).
 
 This module is generic: each family contributes its feature term and its learned α through the
 family protocol (``feature_log_evidence``, ``learn_alpha`` in ``bayesnb/families/*/evidence.py``);
@@ -49,7 +49,7 @@ from bayesnb.posterior.evidence import (
     log_multigamma,
     niw_log_evidence,
 )
-from bayesnb.validation import check_alpha, check_class_prior, check_fitted
+from bayesnb.validation import check_class_prior, check_fitted
 
 __all__ = [
     "ALPHA_BOUNDS",
@@ -61,7 +61,6 @@ __all__ = [
     "fit_gamma_shape",
     "fit_symmetric_dirichlet",
     "gamma_poisson_log_evidence",
-    "learn_hyperparameters",
     "log_evidence",
     "log_multigamma",
     "niw_log_evidence",
@@ -72,10 +71,6 @@ _WHERE = "bayesnb.evidence (closed-form evidence)"
 
 def _family(est):
     return family_of(est, _WHERE)
-
-
-def _is_evidence(value) -> bool:
-    return isinstance(value, str) and value == "evidence"
 
 
 def _class_log_evidence(est) -> float:
@@ -162,33 +157,3 @@ def _learn_alpha(est):
     family = _family(est)
     est.alpha_ = 1.0  # placeholder: only the counts of the posterior are read below
     return family.learn_alpha(est)
-
-
-def learn_hyperparameters(est) -> None:
-    """Set the fitted ``alpha_`` and ``class_alpha_`` of ``est`` after its statistics changed.
-
-    Each is the given value, or, for ``"evidence"``, the value maximising
-    :func:`log_evidence` (the feature and class terms are separate, so each is maximised on
-    its own). The estimators derive the same values lazily (``GenerativeClassifier.alpha_``
-    and ``class_alpha_`` are properties keyed on their parameters, computed after every
-    ``fit``/``partial_fit`` and again after ``set_params``); this function stores them for the
-    current parameters. Estimators without an ``alpha`` parameter (GDA) only get
-    ``class_alpha_``.
-    """
-    params = est.get_params(deep=False)
-    if "class_alpha" in params:
-        gamma = params["class_alpha"]
-        if _is_evidence(gamma):
-            est.class_alpha_ = fit_symmetric_dirichlet(
-                est.class_count_[None, :], name="class_alpha"
-            )
-        else:
-            est.class_alpha_ = float(gamma)
-    if "alpha" in params:
-        alpha = params["alpha"]
-        if not _is_evidence(alpha):
-            # Out-of-range or wrongly shaped priors fail at fit, not at the first predict.
-            check_alpha(alpha, est.n_features_in_)
-        if params.get("beta") is not None:
-            check_alpha(params["beta"], est.n_features_in_, "beta")
-        est.alpha_ = _learn_alpha(est) if _is_evidence(alpha) else alpha

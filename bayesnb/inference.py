@@ -1,6 +1,6 @@
 """Inference: the PyMC declaration -> NUTS -> the bayesnb DataTree layout.
 
-The NUTS arrow of DESIGN.md §2. :func:`fit_pymc` samples the model of
+The NUTS arrow of the pipe (docs/design.md, "Architecture"). :func:`fit_pymc` samples the model of
 :func:`bayesnb.pymc_models.declare` and returns the same layout as the exact conjugate draws
 (``posterior`` with ``class_prior`` and ``feature_prob``, or ``class_prior``, ``mean`` and
 ``cov`` for GDA; auxiliary variables such as GDA's Bartlett factors are dropped), so the two

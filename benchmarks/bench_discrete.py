@@ -6,10 +6,10 @@ by bayesnb's and scikit-learn's MultinomialNB and BernoulliNB in the same proces
 the median of ``--repeats`` interleaved runs. The lower bound of a fit is one sparse product
 Yᵀ·X (timed both with the dense one-hot Y scikit-learn uses and with a one-hot CSR Y; the
 faster counts), of scoring one product X·Wᵀ. Peak memory of a fit is tracemalloc's peak of
-the allocations made during ``fit`` plus the bytes of the input it reads. The targets of
-issues 2 and 15 are printed as PASS/FAIL lines (issue 15's on the median of the per-round
-ratios to the bound timed in the same round, printed with their min and max); ``main``
-returns the number of FAILs. bayesnb scores by row blocks in ``BAYESNB_NUM_THREADS``
+the allocations made during ``fit`` plus the bytes of the input it reads. The targets are
+printed as PASS/FAIL lines (the 1.1× floors on the median of the per-round ratios to the
+bound timed in the same round, printed with their min and max); ``main`` returns the number
+of FAILs. bayesnb scores by row blocks in ``BAYESNB_NUM_THREADS``
 threads (default: the usable CPUs); the bounds are SciPy's single-threaded products.
 
 Run ``python benchmarks/bench_discrete.py [--docs N ...]`` or ``make bench``.
@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import statistics
 import sys
 import time
 import tracemalloc
@@ -28,66 +27,23 @@ from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import brentq
+from _common import (
+    Checks,
+    add_corpus_options,
+    load_average,
+    medians,
+    paired,
+    text_corpus,
+    time_interleaved,
+)
 from sklearn.naive_bayes import BernoulliNB as SkBernoulliNB
 from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 
-from bayesnb.naive_bayes import BernoulliNB, MultinomialNB
+from bayesnb import BernoulliNB, MultinomialNB
 from bayesnb.scoring.blocks import n_threads
 from bayesnb.stats.discrete import indicator
 
-# Zipf exponent of word frequencies (natural text is close to 1).
-ZIPF_EXPONENT = 1.1
-# Share of a document's tokens drawn from its class's own ranking of the vocabulary (the rest
-# from the shared ranking), so that classes differ and the classifiers have something to learn.
-CLASS_SPECIFIC = 0.5
-
 MiB = 1024.0**2
-
-
-def make_corpus(
-    n_docs: int, n_features: int, n_classes: int, nnz_per_doc: float, seed: int
-) -> tuple[sp.csr_matrix, np.ndarray]:
-    """A synthetic bag-of-words corpus with Zipf-like columns and small integer counts.
-
-    Tokens of a class-``c`` document are drawn from the mixture of a shared Zipf law over
-    the vocabulary and the same law over a class-specific permutation; a document's length is
-    Poisson(λ) with λ solved so that the expected number of *distinct* words (stored values)
-    is ``nnz_per_doc``. Stored values are the word counts.
-
-    Parameters
-    ----------
-    n_docs, n_features, n_classes : int
-        Corpus shape.
-    nnz_per_doc : float
-        Expected stored values per row.
-    seed : int
-        Seed of everything random.
-
-    Returns
-    -------
-    X : csr_matrix of float64, shape (n_docs, n_features)
-    y : ndarray of int, shape (n_docs,)
-    """
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, n_classes, n_docs)
-    p = 1.0 / np.arange(1, n_features + 1) ** ZIPF_EXPONENT
-    p /= p.sum()
-    perms = np.stack([rng.permutation(n_features) for _ in range(n_classes)])
-    q = (1.0 - CLASS_SPECIFIC) * p
-    np.add.at(q, perms[0], CLASS_SPECIFIC * p)
-    # With Poisson(λ) tokens, word j appears Poisson(λ q_j) times: distinct = Σ 1 - e^{-λ q_j}.
-    lam = brentq(lambda t: -np.expm1(-t * q).sum() - nnz_per_doc, nnz_per_doc, 1e3 * nnz_per_doc)
-    lengths = rng.poisson(lam, n_docs)
-    cdf = np.cumsum(p)
-    cdf[-1] = 1.0
-    ranks = np.searchsorted(cdf, rng.random(int(lengths.sum())), side="right")
-    own = rng.random(ranks.shape[0]) < CLASS_SPECIFIC
-    cols = np.where(own, perms[np.repeat(y, lengths), ranks], ranks).astype(np.int32)
-    indptr = np.concatenate([[0], np.cumsum(lengths)])
-    X = sp.csr_matrix((np.ones(cols.shape[0]), cols, indptr), shape=(n_docs, n_features))
-    X.sum_duplicates()  # repeated tokens become counts
-    return X, y
 
 
 def nbytes(X) -> int:
@@ -95,34 +51,6 @@ def nbytes(X) -> int:
     if sp.issparse(X):
         return X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
     return X.nbytes
-
-
-# Every round's times, by name, of the last time_interleaved call of each benchmark (the
-# paired ratios to a bound are taken round by round from these).
-ROUNDS: dict[str, list[float]] = {}
-
-
-def time_interleaved(fns: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
-    """Median wall time of each function over ``repeats`` rounds, the functions interleaved.
-
-    Interleaving spreads slow phases of a shared machine evenly over the contenders; the
-    rounds' times are kept in ``ROUNDS`` for paired ratios (:func:`paired`).
-    """
-    times: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(repeats):
-        for name, fn in fns.items():
-            gc.collect()
-            t0 = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - t0)
-    ROUNDS.update(times)
-    return {name: statistics.median(ts) for name, ts in times.items()}
-
-
-def paired(ours: list[float], bound: list[float]) -> tuple[float, float, float]:
-    """Median, min and max over rounds of ``ours / bound`` timed in the same round."""
-    ratios = [a / b for a, b in zip(ours, bound, strict=True)]
-    return statistics.median(ratios), min(ratios), max(ratios)
 
 
 def traced_peak(fn: Callable[[], object]) -> int:
@@ -144,42 +72,8 @@ def traced_peak(fn: Callable[[], object]) -> int:
     return peak
 
 
-def loadavg() -> str:
-    """The 1-minute load average (the benchmark machine is shared)."""
-    try:
-        return f"{os.getloadavg()[0]:.2f}"
-    except OSError:  # pragma: no cover - platforms without getloadavg
-        return "n/a"
-
-
-class Checks:
-    """Collects the PASS/FAIL lines of the targets."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.failed = 0
-
-    def check(self, what: str, value: float, limit: float, unit: str = "") -> None:
-        ok = value <= limit
-        self.failed += not ok
-        self.lines.append(
-            f"{'PASS' if ok else 'FAIL'}  {what}: {value:.3g}{unit} (target <= {limit:.3g}{unit})"
-        )
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--docs", type=int, default=200_000)
-    parser.add_argument("--features", type=int, default=50_000)
-    parser.add_argument("--classes", type=int, default=20)
-    parser.add_argument("--nnz", type=float, default=100.0, help="stored values per document")
-    parser.add_argument("--repeats", type=int, default=5, help="runs per timing (median)")
-    parser.add_argument("--seed", type=int, default=0)
-    return parser
-
-
-def bench_fit(X, y, n_classes: int, repeats: int) -> dict[str, float]:
-    """Median fit times of both libraries and of the two forms of the bound Yᵀ·X."""
+def bench_fit(X, y, n_classes: int, repeats: int) -> dict[str, list[float]]:
+    """Fit times of both libraries and of the two forms of the bound Yᵀ·X, per round."""
     Y_dense = np.zeros((X.shape[0], n_classes))
     Y_dense[np.arange(X.shape[0]), y] = 1.0
     Yt_csr = indicator(y, n_classes).T.tocsr()
@@ -196,8 +90,8 @@ def bench_fit(X, y, n_classes: int, repeats: int) -> dict[str, float]:
     )
 
 
-def bench_predict(X, y, repeats: int) -> tuple[dict[str, float], float]:
-    """Median predict_proba times, the bound X·Wᵀ, and the share of equal MultinomialNB labels."""
+def bench_predict(X, y, repeats: int) -> tuple[dict[str, list[float]], float]:
+    """predict_proba times and the bound X·Wᵀ per round; the share of equal MultinomialNB labels."""
     models = {
         "bnb_multinomial": MultinomialNB(class_alpha=0).fit(X, y),  # sklearn's class prior
         "sk_multinomial": SkMultinomialNB().fit(X, y),
@@ -215,9 +109,8 @@ def bench_bayes(X, y, repeats: int) -> dict[str, float]:
     """Median MultinomialNB.predict_proba time under estimate="mean" and "bayes"."""
     mean = MultinomialNB(estimate="mean").fit(X, y)
     bayes = MultinomialNB(estimate="bayes").fit(X, y)
-    return time_interleaved(
-        {"mean": lambda: mean.predict_proba(X), "bayes": lambda: bayes.predict_proba(X)}, repeats
-    )
+    fns = {"mean": lambda: mean.predict_proba(X), "bayes": lambda: bayes.predict_proba(X)}
+    return medians(time_interleaved(fns, repeats))
 
 
 def bench_memory(X, y) -> dict[str, int]:
@@ -239,15 +132,16 @@ def main(argv: list[str] | None = None) -> int:
     argv : list of str, optional
         Command-line options (see ``--help``); default: the issue's full-size settings.
     """
-    args = _parser().parse_args([] if argv is None else argv)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    args = add_corpus_options(parser, repeats=5).parse_args(argv)
     if args.repeats < 1:
         raise ValueError(f"--repeats must be >= 1, got {args.repeats}")
     print(
-        f"== bench_discrete (load average {loadavg()}, {os.cpu_count()} CPUs, bayesnb scoring "
-        f"threads {n_threads()}) =="
+        f"== bench_discrete (load average {load_average()}, {os.cpu_count()} CPUs, bayesnb "
+        f"scoring threads {n_threads()}) =="
     )
     t0 = time.perf_counter()
-    X, y = make_corpus(args.docs, args.features, args.classes, args.nnz, args.seed)
+    X, y = text_corpus(args.docs, args.features, args.classes, args.nnz, args.seed)
     input_bytes, model_bytes = nbytes(X), args.classes * args.features * 8
     print(
         f"corpus: {X.shape[0]} docs x {X.shape[1]} features, {args.classes} classes, "
@@ -256,22 +150,26 @@ def main(argv: list[str] | None = None) -> int:
         f"median of {args.repeats} interleaved runs"
     )
 
-    fit = bench_fit(X, y, args.classes, args.repeats)
+    fit_times = bench_fit(X, y, args.classes, args.repeats)
+    fit = medians(fit_times)
     fit_bound = min(fit["bound_dense"], fit["bound_csr"])
     # The bound of each round: the faster of its two products in that round.
-    fit_rounds = [
-        min(a, b) for a, b in zip(ROUNDS["bound_dense"], ROUNDS["bound_csr"], strict=True)
+    bound_rounds = [
+        min(a, b) for a, b in zip(fit_times["bound_dense"], fit_times["bound_csr"], strict=True)
     ]
-    fit_paired = {m: paired(ROUNDS[f"bnb_{m}"], fit_rounds) for m in ("multinomial", "bernoulli")}
+    fit_paired = {
+        m: paired(fit_times[f"bnb_{m}"], bound_rounds) for m in ("multinomial", "bernoulli")
+    }
     print(
         f"\nfit bound Yᵀ·X: dense one-hot Y {fit['bound_dense']:.3f} s, one-hot CSR "
-        f"{fit['bound_csr']:.3f} s -> bound {fit_bound:.3f} s   (load average {loadavg()})"
+        f"{fit['bound_csr']:.3f} s -> bound {fit_bound:.3f} s   (load average {load_average()})"
     )
-    pred, same = bench_predict(X, y, args.repeats)
+    pred_times, same = bench_predict(X, y, args.repeats)
+    pred = medians(pred_times)
     pred_paired = {
-        m: paired(ROUNDS[f"bnb_{m}"], ROUNDS["bound"]) for m in ("multinomial", "bernoulli")
+        m: paired(pred_times[f"bnb_{m}"], pred_times["bound"]) for m in ("multinomial", "bernoulli")
     }
-    print(f"scoring bound X·Wᵀ: {pred['bound']:.3f} s   (load average {loadavg()})")
+    print(f"scoring bound X·Wᵀ: {pred['bound']:.3f} s   (load average {load_average()})")
     print(f"MultinomialNB predictions equal to scikit-learn's: {100 * same:.3f} %")
 
     print(f"\n{'operation':<28}{'bayesnb s':>10}{'sklearn s':>11}{'ratio':>8}", end="")
@@ -294,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     bayes_ratio = scoring["bayes"] / scoring["mean"]
     print(
         f"\nMultinomialNB.predict_proba estimate='bayes' {scoring['bayes']:.3f} s vs 'mean' "
-        f"{scoring['mean']:.3f} s: ratio {bayes_ratio:.2f}   (load average {loadavg()})"
+        f"{scoring['mean']:.3f} s: ratio {bayes_ratio:.2f}   (load average {load_average()})"
     )
 
     limit = input_bytes + 2 * model_bytes
@@ -309,24 +207,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {name:<18} {peaks[name] / MiB:8.0f} MiB  (fit allocates {extra / MiB:.0f} MiB)")
 
     checks = Checks()
-    checks.check("MultinomialNB.fit / sklearn", fit["bnb_multinomial"] / fit["sk_multinomial"], 0.8)
-    checks.check("MultinomialNB.fit / bound Yᵀ·X", fit["bnb_multinomial"] / fit_bound, 1.3)
-    checks.check("BernoulliNB.fit / sklearn", fit["bnb_bernoulli"] / fit["sk_bernoulli"], 0.6)
-    # Issue 15: within 1.1x of the sparse-product floors (paired medians, same rounds).
+    checks.at_most(
+        "MultinomialNB.fit / sklearn", fit["bnb_multinomial"] / fit["sk_multinomial"], 0.8
+    )
+    checks.at_most("MultinomialNB.fit / bound Yᵀ·X", fit["bnb_multinomial"] / fit_bound, 1.3)
+    checks.at_most("BernoulliNB.fit / sklearn", fit["bnb_bernoulli"] / fit["sk_bernoulli"], 0.6)
+    # Within 1.1x of the sparse-product floors (paired medians, same rounds).
     for model in ("multinomial", "bernoulli"):
         name = model.capitalize()
-        checks.check(f"{name}NB.fit / bound Yᵀ·X (paired)", fit_paired[model][0], 1.1)
-        checks.check(f"{name}NB.predict_proba / bound X·Wᵀ (paired)", pred_paired[model][0], 1.1)
+        checks.at_most(f"{name}NB.fit / bound Yᵀ·X (paired)", fit_paired[model][0], 1.1)
+        checks.at_most(f"{name}NB.predict_proba / bound X·Wᵀ (paired)", pred_paired[model][0], 1.1)
     for model in ("multinomial", "bernoulli"):
         ratio = pred[f"bnb_{model}"] / pred[f"sk_{model}"]
-        checks.check(f"{model.capitalize()}NB.predict_proba / sklearn", ratio, 1.0)
-    checks.check("bayes / mean scoring", bayes_ratio, 3.0)
+        checks.at_most(f"{model.capitalize()}NB.predict_proba / sklearn", ratio, 1.0)
+    checks.at_most("bayes / mean scoring", bayes_ratio, 3.0)
     for model in ("multinomial", "bernoulli"):
         peak = peaks[f"bnb_{model}"]
-        checks.check(f"{model.capitalize()}NB.fit peak memory", peak / MiB, limit / MiB, " MiB")
-    print(f"\ntargets (load average {loadavg()}):")
-    print("\n".join(checks.lines))
-    return checks.failed
+        checks.at_most(f"{model.capitalize()}NB.fit peak memory", peak / MiB, limit / MiB, " MiB")
+    return checks.report()
 
 
 if __name__ == "__main__":

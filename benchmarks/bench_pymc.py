@@ -29,9 +29,8 @@ import warnings
 
 import numpy as np
 
-from bayesnb.gda import GDA
+from bayesnb import GDA, BernoulliNB
 from bayesnb.inference import SamplingWarning, clear_cache, fit_pymc
-from bayesnb.naive_bayes import BernoulliNB
 
 N_CLASSES, N_FEATURES = 2, 200
 GDA_CLASSES, GDA_FEATURES = 3, 4

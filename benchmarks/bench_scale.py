@@ -1,4 +1,4 @@
-"""Benchmark: Dask fits of MultinomialNB as documents and vocabulary grow (issue 6).
+"""Benchmark: Dask fits of MultinomialNB as documents and vocabulary grow.
 
 A synthetic corpus (Zipf-like word frequencies with a class-specific share, Poisson(30)
 tokens per document, 10 classes, fixed seeds) is written once as CSR shards of 50,000
@@ -56,6 +56,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from _common import Checks, load_average, zipf_corpus
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "reports" / "benchmarks"
@@ -82,40 +83,25 @@ GB = 1e9
 
 
 # -- the corpus on disk ----------------------------------------------------------------------
-def _zipf_cdf(n_features: int) -> np.ndarray:
-    p = 1.0 / np.arange(1, n_features + 1) ** ZIPF_EXPONENT
-    cdf = np.cumsum(p / p.sum())
-    cdf[-1] = 1.0
-    return cdf
-
-
 def write_shard(path: Path, n_docs: int, n_features: int, seed: int) -> None:
     """Write one shard of ``n_docs`` synthetic documents (atomically: temp file, rename).
 
-    A token is the Zipf rank of a uniform draw, mapped through the class's own permutation
-    of the vocabulary with probability ``CLASS_SPECIFIC`` and through a shared one otherwise.
+    ``_common.zipf_corpus`` with the class rankings and the shared ranking of the vocabulary
+    drawn from ``n_features`` alone, so every shard of a corpus follows the same law.
     """
-    rng = np.random.default_rng(seed)
-    perm_rng = np.random.default_rng(n_features)  # same word rankings in every shard
-    perms = np.stack([perm_rng.permutation(n_features) for _ in range(N_CLASSES + 1)])
-    y = rng.integers(0, N_CLASSES, n_docs).astype(np.int16)
-    lengths = rng.poisson(TOKENS_PER_DOC, n_docs)
-    rows = np.repeat(np.arange(n_docs), lengths)
-    ranks = np.searchsorted(_zipf_cdf(n_features), rng.random(rows.size), side="right")
-    own = rng.random(rows.size) < CLASS_SPECIFIC
-    table = np.where(own, y[rows].astype(np.intp), N_CLASSES)  # row N_CLASSES: shared ranking
-    cols = perms[table, ranks]
-    X = sp.csr_matrix(
-        (np.ones(rows.size, dtype=np.int32), (rows, cols)), shape=(n_docs, n_features)
-    )
-    X.sum_duplicates()
+    perm_rng = np.random.default_rng(n_features)
+    rankings = np.stack([perm_rng.permutation(n_features) for _ in range(N_CLASSES + 1)])
+    X, y = zipf_corpus(
+        n_docs, n_features, N_CLASSES, tokens_per_doc=TOKENS_PER_DOC, exponent=ZIPF_EXPONENT,
+        class_specific=CLASS_SPECIFIC, seed=seed, rankings=rankings,
+    )  # fmt: skip
     tmp = path.with_name(path.name + ".tmp.npz")
     np.savez(
         tmp,
         indptr=X.indptr.astype(np.int64),
         indices=X.indices.astype(np.int32),
         data=X.data.astype(np.uint8),
-        y=y,
+        y=y.astype(np.int16),
         shape=np.array(X.shape),
     )
     os.replace(tmp, path)
@@ -309,8 +295,7 @@ def run_job(job: dict) -> dict:
     """
     import dask
 
-    from bayesnb import distributed
-    from bayesnb.naive_bayes import MultinomialNB
+    from bayesnb import MultinomialNB, distributed
 
     shards = [tuple(s) for s in job["shards"]]
     n_features = job["n_features"]
@@ -454,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     sizes = DOC_SIZES_FULL if args.full else DOC_SIZES_QUICK
     OUT.mkdir(parents=True, exist_ok=True)
-    print(f"bench_scale: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} (1 min)")
+    print(f"bench_scale: {os.cpu_count()} CPUs, load average {load_average()} (1 min)")
 
     def job(label, shards, n_features, scheduler, repeats=args.repeats):
         result = _measure(
@@ -581,7 +566,7 @@ def main(argv: list[str] | None = None) -> int:
             f"  CPU-bound speed-up of the cluster (1-thread CPU / busiest worker's CPU): "
             f"{bound:.2f}x"
         )
-    print(f"load average now {os.getloadavg()[0]:.2f} (1 min); {os.cpu_count()} CPUs")
+    print(f"load average now {load_average()} (1 min); {os.cpu_count()} CPUs")
 
     every = [
         *doc_rows,
@@ -607,40 +592,33 @@ def main(argv: list[str] | None = None) -> int:
             f"{cpu_bound:.2f}x"
         )
     )
-    checks = [
-        (
-            lo <= slope <= hi,
-            f"time ~ documents^{slope:.2f} over {sizes[0]:,}..{sizes[-1]:,} "
-            f"(>= 10^5 only: {slope_big:.2f}); target {lo}-{hi}",
-        ),
-        (
-            ok_mem,
-            f"LocalCluster(2) speed-up at {SPEEDUP_DOCS:,} documents, same data in memory: "
-            f"{speedup_mem:.2f}x (one process {t1:.3f} s, cluster {best_mem['seconds']:.3f} s; "
-            f"{paired:.2f}x against one-process fits interleaved with the cluster's); target "
-            f">= {SPEEDUP_TARGET}x" + why,
-        ),
-    ]
+    checks = Checks()
+    checks.add(
+        lo <= slope <= hi,
+        f"time ~ documents^{slope:.2f} over {sizes[0]:,}..{sizes[-1]:,} "
+        f"(>= 10^5 only: {slope_big:.2f}); target {lo}-{hi}",
+    )
+    checks.add(
+        ok_mem,
+        f"LocalCluster(2) speed-up at {SPEEDUP_DOCS:,} documents, same data in memory: "
+        f"{speedup_mem:.2f}x (one process {t1:.3f} s, cluster {best_mem['seconds']:.3f} s; "
+        f"{paired:.2f}x against one-process fits interleaved with the cluster's); target "
+        f">= {SPEEDUP_TARGET}x" + why,
+    )
     for n, runs in speed.items():
         base = runs["synchronous"]["seconds"]
         trim, no_trim = base / runs["cluster"]["seconds"], base / runs["cluster-no-trim"]["seconds"]
-        checks.append(
-            (
-                max(trim, no_trim) >= SPEEDUP_TARGET,
-                f"LocalCluster(2) speed-up at {n:,} documents out of core (chunks read from "
-                f"disk): {no_trim:.2f}x ({trim:.2f}x with MALLOC_TRIM_THRESHOLD_); target >= "
-                f"{SPEEDUP_TARGET}x",
-            )
+        checks.add(
+            max(trim, no_trim) >= SPEEDUP_TARGET,
+            f"LocalCluster(2) speed-up at {n:,} documents out of core (chunks read from "
+            f"disk): {no_trim:.2f}x ({trim:.2f}x with MALLOC_TRIM_THRESHOLD_); target >= "
+            f"{SPEEDUP_TARGET}x",
         )
-    checks.append(
-        (
-            peak <= RSS_BUDGET,
-            f"peak RSS per process {peak / GB:.2f} GB; budget "
-            f"{RSS_BUDGET / GB:.0f} GB (largest corpus {sizes[-1]:,} documents)",
-        )
+    checks.add(
+        peak <= RSS_BUDGET,
+        f"peak RSS per process {peak / GB:.2f} GB; budget "
+        f"{RSS_BUDGET / GB:.0f} GB (largest corpus {sizes[-1]:,} documents)",
     )
-    for ok, text in checks:
-        print(f"{'PASS' if ok else 'FAIL'}  {text}")
 
     png = OUT / "bench_scale.png"
     _plot(doc_rows, vocab_rows, png)
@@ -661,7 +639,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     (OUT / "bench_scale.json").write_text(json.dumps(summary, indent=2))
     print(f"plot: {png.relative_to(ROOT)}; numbers: {(OUT / 'bench_scale.json').relative_to(ROOT)}")
-    return sum(not ok for ok, _ in checks)
+    return checks.report()
 
 
 if __name__ == "__main__":

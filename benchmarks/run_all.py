@@ -17,12 +17,14 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
 # Load the file as a module (not as __main__) and call its main() with sys.argv reset, so a
-# main() that parses the command line uses its defaults. An int result is the number of failed
-# targets (the exit status); anything else (a dict of timings, None) counts as success.
+# main() that parses the command line uses its defaults; the benchmarks' folder goes on
+# sys.path, as when a benchmark runs as a script, so each imports _common. An int result is
+# the number of failed targets (the exit status); anything else (None) counts as success.
 _RUNNER = """
-import runpy, sys
+import os, runpy, sys
 path = sys.argv[1]
 sys.argv = [path]
+sys.path.insert(1, os.path.dirname(path))
 result = runpy.run_path(path, run_name="bench")["main"]()
 sys.exit(result if isinstance(result, int) else 0)
 """

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import bayesnb as bnb
+from bayesnb.families.dcm.estimator import DCM_ESTIMATES
 
 __all__ = [
     "ESTIMATES",
@@ -46,7 +47,7 @@ MAX_EXTRA_ROWS = 300 if LONG else 30
 
 def estimates_of(model: str) -> tuple[str, ...]:
     """The estimates a model computes (the DCM refuses ``"bayes"`` by design)."""
-    return bnb.dcm.DCM_ESTIMATES if model == "dcm" else ESTIMATES
+    return DCM_ESTIMATES if model == "dcm" else ESTIMATES
 
 
 @dataclasses.dataclass

@@ -394,19 +394,21 @@ def test_report_refuses_a_model_outside_the_cli_with_one_line(tmp_path, capsys):
 # -- the models come from the family registry -------------------------------------------------
 def test_cli_models_are_the_registry_families_with_their_report_configuration():
     from bayesnb import families
-    from bayesnb.cli import MODELS, _estimator
+    from bayesnb.cli.models import build_estimator, cli_models
     from bayesnb.report.data import default_estimator
+
+    MODELS = cli_models()
 
     assert MODELS == ("bernoulli", "multinomial", "categorical", "poisson", "dcm", "gda")
     assert set(families.names()) - set(MODELS) == {"columnwise"}
     for model in MODELS:
         data = load_data("wine" if families.get(model).data_kinds == ("continuous",) else "digits")
-        est = _estimator(model, data, None)
+        est = build_estimator(model, data, None)
         ref = default_estimator(model, data)
         assert type(est) is type(ref) and est.get_params() == ref.get_params(), model
         assert type(est)._family == model
     # Data-dependent arguments: BernoulliNB takes the data set's binarize threshold.
-    assert _estimator("bernoulli", load_data("digits"), None).binarize == 8.0
+    assert build_estimator("bernoulli", load_data("digits"), None).binarize == 8.0
     assert families.get("poisson").cli_estimator("map").get_params()["alpha"] == "evidence"
     assert families.get("dcm").estimates == ("mle", "map", "mean")
     with pytest.raises(TypeError, match="ColumnwiseNB does not support the command line"):
@@ -447,10 +449,10 @@ def _folder_corpus(root: Path, n: int = 40) -> Path:
 
 
 def _reference_fit(model: str, spec: str):
-    from bayesnb.cli import _estimator
+    from bayesnb.cli.models import build_estimator
 
     data = load_data(spec)
-    return data, _estimator(model, data, None).fit(data.X, data.y)
+    return data, build_estimator(model, data, None).fit(data.X, data.y)
 
 
 @pytest.mark.filterwarnings("ignore:1 file not valid utf-8:UserWarning")  # bytes.txt

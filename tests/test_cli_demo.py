@@ -13,7 +13,8 @@ import pytest
 
 import bayesnb as bnb
 from bayesnb import datasets
-from bayesnb.cli import DEMO_FORTUNES, _demo_studies, main
+from bayesnb.cli import DEMO_FORTUNES, main
+from bayesnb.cli.demo import _demo_studies
 
 FORTUNES = all((datasets.FORTUNES_PATH / c).is_file() for c in DEMO_FORTUNES)
 BAR = re.compile(r"^\[[#.]{24}\]\s+(\d+)/(\d+)\s+[\d.]+ s  \S")

@@ -844,6 +844,7 @@ def test_dask_fit_packs_sparse_block_tables_across_processes():
     da = pytest.importorskip("dask.array")
     dask = pytest.importorskip("dask")
     from bayesnb import distributed
+    from bayesnb.distributed import reduce
 
     rng = np.random.default_rng(3)
     n, v = 240, 400
@@ -857,8 +858,8 @@ def test_dask_fit_packs_sparse_block_tables_across_processes():
     shell = clone(ref)
     shell.classes_, shell.n_features_in_ = ref.classes_, X.shape[1]
     shell._setup_blocks(dX)
-    stats = distributed._chunk_statistics(shell, X[:60], codes[:60], None, 0, True)
-    assert isinstance(stats["blocks"][0]["feature_count"], distributed._Packed)
+    stats = reduce._chunk_statistics(shell, X[:60], codes[:60], None, 0, True)
+    assert isinstance(stats["blocks"][0]["feature_count"], reduce._Packed)
     with dask.config.set(scheduler="processes"):
         got = distributed.fit(ColumnwiseNB(spec), dX, codes, classes=[0, 1, 2])
     words_got, words_ref = got.named_estimators_["words"], ref.named_estimators_["words"]

@@ -12,8 +12,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 from sklearn.pipeline import Pipeline
 
-from bayesnb import datasets
-from bayesnb.naive_bayes import MultinomialNB
+from bayesnb import MultinomialNB, datasets
 
 FORTUNE_CATEGORIES = ["art", "computers", "food", "law", "science"]
 needs_fortunes = pytest.mark.skipif(

@@ -14,7 +14,8 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
 import bayesnb as bnb
-from bayesnb.dcm import DirichletCompoundNB, distinct_words_check
+from bayesnb import DirichletCompoundNB
+from bayesnb.families.dcm.report import distinct_words_check
 from bayesnb.generate import polya_urn
 from bayesnb.posterior.polya import (
     PolyaStats,

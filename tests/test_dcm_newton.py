@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bayesnb.dcm import DirichletCompoundNB
+from bayesnb import DirichletCompoundNB
 from bayesnb.posterior.polya import (
     polya_fixed_point,
     polya_gradient,

@@ -9,7 +9,7 @@ import pytest
 from sklearn.model_selection import KFold, LeaveOneOut, StratifiedKFold
 from sklearn.model_selection import cross_val_predict as sk_cross_val_predict
 
-from bayesnb.dcm import DirichletCompoundNB
+from bayesnb import DirichletCompoundNB
 from bayesnb.families import family_of
 from bayesnb.model_selection import cross_val_predict, elpd_loo
 from tests.test_dcm import simulate, true_beta

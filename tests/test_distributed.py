@@ -1,4 +1,4 @@
-"""Dask fits and predictions, streaming fits from disk, and float32 scoring (issue 6).
+"""Dask fits and predictions, streaming fits from disk, and float32 scoring.
 
 Every Dask fit is compared with the in-memory fit of the same data: the discrete statistics
 must be identical (integer counts summed in float64 are exact), GDA's agree to rounding.

@@ -1,5 +1,5 @@
 """Words as coordinates: a transformer's feature names reach the DataTree ``feature``
-coordinate, the informative features, model files and the report (issue 14, item 4).
+coordinate, the informative features, model files and the report.
 
 Two routes: ``fit(X, y, feature_names=...)`` on every estimator, and every bayesnb function
 that reads parameters by feature accepting a fitted ``Pipeline``

@@ -67,7 +67,7 @@ def test_mle_shared_is_the_lecture_note_formulas():
     np.testing.assert_allclose(np.exp(m.class_log_prior_), phi, rtol=1e-14)
     np.testing.assert_allclose(m.means_, mu, rtol=1e-13)
     np.testing.assert_allclose(m.covariance_, sigma, rtol=1e-12)
-    # θ_c = Σ⁻¹μ_c, θ_c0 = −½ μ_cᵀΣ⁻¹μ_c + log φ_c (DESIGN.md §1).
+    # θ_c = Σ⁻¹μ_c, θ_c0 = −½ μ_cᵀΣ⁻¹μ_c + log φ_c.
     theta = np.linalg.solve(sigma, mu.T).T
     np.testing.assert_allclose(m.coef_, theta, rtol=1e-10)
     np.testing.assert_allclose(

@@ -318,7 +318,7 @@ def test_loo_series_equals_refits(cov, estimate, prior, weights):
     folded = [form is not None for form, _ in groups]
     n_groups = {"continuous": 0, "two-valued": 6, "unit": 3}[weights]
     assert folded == ([True] * n_groups if cov == "shared" and n_groups else [False])
-    ll, todo = crossval._series(est, crossval._series_factors(est), Xc, y, w, True)
+    ll, todo = loo_series._series(est, loo_series._series_factors(est), Xc, y, w, True)
     assert todo.mean() < (0.01 if cov == "shared" else 0.1)
     loo = _loo(est, X, y, w)
     for i in (0, 7, 450, 899, *np.flatnonzero(todo)[:2]):

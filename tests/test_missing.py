@@ -1,4 +1,4 @@
-"""Missing values (issue 7, item 2): ``missing="error"|"ignore"`` on every model.
+"""Missing values: ``missing="error"|"ignore"`` on every model.
 
 ``"ignore"`` marginalises missing features out exactly when scoring (naive Bayes drops their
 factors, the multinomial renormalises φ over the observed features, GDA takes the Gaussian /

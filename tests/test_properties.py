@@ -1,4 +1,4 @@
-"""Property-based tests (hypothesis) over every estimator × estimate (issue 7, hardening).
+"""Property-based tests (hypothesis) over every estimator × estimate.
 
 Each property runs on generated data sets (tests/strategies.py) for the five count/discrete
 models (Bernoulli, multinomial, categorical, Poisson, DCM), GDA × covariance type and a

@@ -22,8 +22,8 @@ from scipy import stats
 from scipy.optimize import minimize_scalar
 from scipy.special import gammaln, logsumexp
 
+from bayesnb import BernoulliNB, CategoricalNB, MultinomialNB
 from bayesnb.inference import SamplingWarning, _label_log_likelihood, fit_pymc
-from bayesnb.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
 from bayesnb.pymc_models import declare, model_spec
 from tests.pymc_helpers import CHAINS, DRAWS, TUNE, evaluate, fit_recording_warnings, mcse, rhat
 

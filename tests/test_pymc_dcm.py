@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy.special import gammaln
 
-from bayesnb.dcm import DirichletCompoundNB
+from bayesnb import DirichletCompoundNB
 from bayesnb.pymc_models import declare, model_spec
 from tests.pymc_helpers import fit_recording_warnings, mcse, rhat
 from tests.test_dcm import simulate, true_beta

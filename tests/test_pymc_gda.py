@@ -21,7 +21,7 @@ import pytest
 from scipy import stats
 from scipy.special import gammaln, logsumexp
 
-from bayesnb.gda import GDA
+from bayesnb import GDA
 from bayesnb.priors.gaussian import NormalInverseWishart
 from bayesnb.pymc_models import declare, model_spec
 from tests.pymc_helpers import CHAINS, DRAWS, evaluate, fit_recording_warnings, mcse, rhat

@@ -208,6 +208,8 @@ def test_event_models_match_direct_computation(built):
 def test_baselines_match_direct_computation(built):
     from sklearn.naive_bayes import ComplementNB
 
+    from bayesnb.families.multinomial import studies as multinomial_studies
+
     builder, index, _, _ = built
     assert [b.data.name for b in builder.results["baselines"]] == ["digits", "corpus.csv"]
     b = builder.results["baselines"][0]
@@ -232,7 +234,7 @@ def test_baselines_match_direct_computation(built):
     assert f"{100 * right['cnb'].mean():.1f}%" in b.reading
     assert f"{100 * right['ref'].mean():.1f}%" in b.reading
     page = index.read_text(encoding="utf-8")
-    assert S.baselines_headline(b) in page
+    assert multinomial_studies.baselines_headline(b) in page
 
 
 def test_informative_section_matches_most_informative_features(built):
@@ -288,7 +290,7 @@ def test_poisson_section_is_multinomial_plus_length(built):
 
 
 def test_burstiness_section_matches_distinct_words_check(built):
-    from bayesnb.dcm import distinct_words_check
+    from bayesnb.families.dcm.report import distinct_words_check
 
     builder, _, _, _ = built
     x = next(b for b in builder.results["burstiness"] if b.study.data.kind == "text")
@@ -426,10 +428,10 @@ def test_report_renders_in_headless_chromium(built, tmp_path):
 # -- the family protocol: model list, family sections ------------------------------------------
 def test_model_list_and_defaults_come_from_the_registry():
     from bayesnb import families
-    from bayesnb.report.data import MODELS, default_estimator, report_models
+    from bayesnb.report.data import default_estimator, report_models
 
     # Every registered family with a default estimator; ColumnwiseNB has none (its blocks).
-    assert report_models() == MODELS == (
+    assert report_models() == (
         "bernoulli", "multinomial", "categorical", "poisson", "dcm", "gda"
     )  # fmt: skip
     with pytest.raises(TypeError, match="ColumnwiseNB does not support a default estimator"):
@@ -442,21 +444,6 @@ def test_model_list_and_defaults_come_from_the_registry():
     assert not Study(d, "multinomial").family.report_continuous
     with pytest.raises(ValueError, match="model must be one of"):
         default_estimator("columnwise", d)
-
-
-def test_family_sections_keep_their_old_names():
-    from bayesnb.families.gda import studies as gda_studies
-    from bayesnb.families.multinomial import studies as multinomial_studies
-    from bayesnb.families.poisson import studies as poisson_studies
-    from bayesnb.report import figures as F
-
-    assert S.poisson_vs_multinomial is poisson_studies.poisson_vs_multinomial
-    assert S.GDAResult is gda_studies.GDAResult
-    assert F.plot_gda_regions is gda_studies.plot_gda_regions
-    assert F.plot_baselines is multinomial_studies.plot_baselines
-    assert S.baselines_headline is multinomial_studies.baselines_headline
-    with pytest.raises(AttributeError, match="no attribute 'frobnicate'"):
-        S.frobnicate  # noqa: B018
 
 
 def test_a_family_section_is_planned_computed_and_laid_out(monkeypatch):

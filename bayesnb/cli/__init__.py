@@ -46,22 +46,9 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-# The imports marked noqa keep the names of the former module bayesnb.cli importable.
 from bayesnb.cli import compare, demo, fit, inspect, predict, report
-from bayesnb.cli.compare import BASELINES  # noqa: F401
-from bayesnb.cli.data import DATA_HELP as _DATA_HELP  # noqa: F401
-from bayesnb.cli.data import DATA_NAMES, DEMO_FORTUNES, DEMO_SEED, load_data  # noqa: F401
-from bayesnb.cli.data import is_corpus as _is_corpus  # noqa: F401
-from bayesnb.cli.demo import _demo_studies, _table_lines, run_demo  # noqa: F401
+from bayesnb.cli.data import DEMO_FORTUNES, load_data
 from bayesnb.cli.errors import DataError, run_reporting_errors
-from bayesnb.cli.errors import one_line as _one_line  # noqa: F401
-from bayesnb.cli.fit import fit_streamed as _fit_streamed  # noqa: F401
-from bayesnb.cli.models import (
-    MAP_PRIOR,  # noqa: F401
-    cli_models,
-)
-from bayesnb.cli.models import build_estimator as _estimator  # noqa: F401
-from bayesnb.cli.models import check_model_data as _check_model_data  # noqa: F401
 from bayesnb.cli.options import check_numbers
 
 __all__ = ["COMMANDS", "DEMO_FORTUNES", "DataError", "load_data", "main"]
@@ -75,13 +62,6 @@ COMMANDS = {
     "report": report,
     "compare": compare,
 }
-
-
-def __getattr__(name: str):
-    # ``MODELS`` comes from the family registry, looked up when asked for.
-    if name == "MODELS":
-        return cli_models()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -30,36 +30,22 @@ from collections.abc import Sequence
 import numpy as np
 from sklearn.base import clone
 
-# The imports marked noqa keep private names of the former module bayesnb.distributed
-# importable (tests and bayesnb.streaming use some).
-from bayesnb.distributed.chunks import (  # noqa: F401
+from bayesnb.distributed.chunks import (
     _aligned_parts,
-    _as_array,
     _check_vectorizer,
     _dask,
     _flat_delayed,
     _is_bag,
-    _transform,
     name_by_vocabulary,
     vectorize,
 )
-from bayesnb.distributed.reduce import (  # noqa: F401
-    _PACK_DENSITY,
-    _add_padded,
-    _add_tables,
+from bayesnb.distributed.reduce import (
     _chunk_statistics,
     _combine,
     _compute,
     _crosses_processes,
-    _gather_direct,
-    _is_table,
     _labels,
     _owned,
-    _pack,
-    _Packed,
-    _per_block,
-    _shape,
-    _sum_tables,
     _tree,
     _unpack,
     combine_statistics,

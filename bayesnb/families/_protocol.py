@@ -223,7 +223,7 @@ class Family:
         return np.nan
 
     # -- exact cross-validation (bayesnb.model_selection) ------------------------------------
-    # (section owned by issue 13: cross_val_predict, elpd_loo, alpha="loo")
+    # (for cross_val_predict, elpd_loo and alpha="loo")
     # ``stats`` is ``statistics(est, X_batch, codes, weights)`` of documents est was fitted on;
     # X is validated for est (as fit counted it), codes index est.classes_, weights float64.
     def subtract(self, est, stats: dict) -> None:

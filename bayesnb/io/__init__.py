@@ -61,7 +61,6 @@ from pathlib import Path
 import xarray as xr
 
 from bayesnb.io.checks import MIGRATIONS, ModelFileError, ModelFileWarning, check_declared_sizes
-from bayesnb.io.codec import checksum as _checksum  # noqa: F401 - for tools that reseal a file
 from bayesnb.io.tree import from_tree, to_tree
 
 __all__ = ["FORMAT_VERSION", "MIGRATIONS", "ModelFileError", "ModelFileWarning", "load", "save"]

@@ -2,7 +2,7 @@
 
 Each posterior object keeps its prior and its statistics (not only their sum, so the MLE of
 tiny counts stays exact under huge pseudo-counts) and turns them into the four estimates of
-DESIGN.md §1 as log-probability tables.
+``estimate=`` (mle, map, mean, bayes) as log-probability tables.
 """
 
 from bayesnb.posterior.discrete import BetaPosterior, DirichletPosterior

@@ -414,5 +414,5 @@ def fit_beta_evidence(successes: np.ndarray, trials: np.ndarray, beta=None, *, n
     def log_ev(a: float) -> float:
         return sum(sign * term.value(a) for term, sign in terms)
 
-    # No interior maximum: the bounded search of today's path, with its warning.
+    # No interior maximum: the bounded search the other maximisers use, with its warning.
     return _maximise(log_ev, lambda a: np.nan, name)

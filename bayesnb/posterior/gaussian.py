@@ -1,6 +1,6 @@
 """The Normal-Inverse-Wishart posterior of GDA, its point estimates and its predictive.
 
-Conjugate update (DESIGN.md §1), with ``x̄_c`` the class means, ``S_c`` the centred
+Conjugate update, with ``x̄_c`` the class means, ``S_c`` the centred
 within-class scatters and ``N`` the total (weighted) count::
 
     κ_c = κ0 + N_c

@@ -52,18 +52,12 @@ __all__ = [
     "newton_iterations",
     "polya_fixed_point",
     "polya_gradient",
-    "polya_log_likelihood",
     "polya_newton",
     "polya_objective",
 ]
 
 
 # -- plain functions on the statistics (tests and the PyMC checks use them) --------------------
-def polya_log_likelihood(beta: np.ndarray, stats: PolyaStats) -> np.ndarray:
-    """Pólya log-likelihood of the token sequences of every class at β, shape (K,)."""
-    return stats.log_likelihood(np.asarray(beta, dtype=np.float64))
-
-
 def polya_gradient(
     beta: np.ndarray, stats: PolyaStats, shape_extra: float = 0.0, rate: float = 0.0
 ) -> np.ndarray:

@@ -1,6 +1,6 @@
 """PyMC declarations: the generative models of bayesnb with exactly the closed-form priors.
 
-The ``declare`` arrow of DESIGN.md §2. Every model is
+The ``declare`` arrow of the pipe (docs/design.md, "Architecture"). Every model is
 
 - labels: ``y_i ~ Categorical(π)``, ``π ~ Dirichlet(γ·1)`` with ``γ = est.class_alpha``
   (``fit_prior=False`` or ``class_prior=`` fix π instead: it becomes constant data);

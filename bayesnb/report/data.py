@@ -21,9 +21,8 @@ from bayesnb import families
 from bayesnb.families._protocol import Unsupported
 from bayesnb.pipeline import final_estimator
 
-__all__ = [  # noqa: F822 (MODELS is computed by __getattr__)
+__all__ = [
     "KINDS",
-    "MODELS",
     "Dataset",
     "Study",
     "default_estimator",
@@ -45,13 +44,6 @@ def report_models() -> tuple[str, ...]:
             continue
         out.append(name)
     return tuple(out)
-
-
-def __getattr__(name: str):
-    # MODELS follows the registry (a family registered later is a model too).
-    if name == "MODELS":
-        return report_models()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass

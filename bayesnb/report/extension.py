@@ -10,12 +10,12 @@ studies it picks, drawn and laid out by its own functions, from the toolkit of
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from bayesnb import families
 
-__all__ = ["FamilySection", "family_export", "family_sections", "first_study"]
+__all__ = ["FamilySection", "family_sections", "first_study"]
 
 
 @dataclass(frozen=True)
@@ -40,9 +40,6 @@ class FamilySection:
         ``per_study(study)`` -> whether ``study`` is a target (after every data set).
     headline : callable, optional
         ``headline(result)`` -> one sentence for the overview.
-    exports : mapping
-        Public names of the section (functions, result classes, figures) that
-        :mod:`bayesnb.report.sections` and :mod:`bayesnb.report.figures` still expose.
     """
 
     key: str
@@ -52,21 +49,11 @@ class FamilySection:
     per_dataset: Callable | None = None
     per_study: Callable | None = None
     headline: Callable | None = None
-    exports: Mapping[str, object] = field(default_factory=dict)
 
 
 def family_sections() -> list[FamilySection]:
     """Every registered family's own sections, in registry order."""
     return [sec for name in families.names() for sec in families.get(name).report_studies()]
-
-
-def family_export(module: str, name: str):
-    """``name`` exported by a family section (for a module's ``__getattr__``)."""
-    if not name.startswith("__"):
-        for sec in family_sections():
-            if name in sec.exports:
-                return sec.exports[name]
-    raise AttributeError(f"module {module!r} has no attribute {name!r}")
 
 
 def first_study(studies, model: str):

@@ -2,8 +2,7 @@
 
 Each ``plot_*`` function takes a result of :mod:`bayesnb.report.sections` and returns PNG
 bytes; nothing here computes statistics beyond what drawing needs (binning, sorting). The
-figures of the sections families contribute are drawn by those families (old names such as
-``plot_poisson`` still resolve here).
+figures of the sections families contribute are drawn by those families.
 """
 
 from __future__ import annotations
@@ -11,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 
 import bayesnb.report.sections as S
-from bayesnb.report.extension import family_export
 from bayesnb.report.figures_crossval import plot_alpha_choice, plot_loo_check, plot_uncertainty
 from bayesnb.report.plotting import COLORS, DPI, _style, _subplots, to_png
 
@@ -31,14 +29,6 @@ __all__ = [
     "plot_uncertainty",
     "to_png",
 ]
-# Drawn by their families, resolved by __getattr__ below.
-__all__ += ["plot_baselines", "plot_burstiness", "plot_poisson"]  # noqa: F822
-__all__ += ["plot_gda_coefficients", "plot_gda_regions", "plot_learning_curve"]  # noqa: F822
-
-
-def __getattr__(name: str):
-    # The figures of family sections (plot_poisson, plot_gda_regions, ...) live with them.
-    return family_export(__name__, name)
 
 
 # -- data -------------------------------------------------------------------------------------

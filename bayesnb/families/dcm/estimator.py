@@ -76,7 +76,7 @@ class DirichletCompoundNB(GenerativeClassifier):
         ``(prior_shape − 1) / (Σ_d [ψ(n_d + B) − ψ(B)] + prior_rate)``, its smoothing. The
         rate keeps β finite for data that are not overdispersed (where the likelihood grows
         towards the multinomial limit B → ∞). The default is the same for every vocabulary
-        size and every estimate: a measured grid (``benchmarks/bench_dcm_prior.py``; see
+        size and every estimate: a measured grid (``docs/experiments/dcm_prior.py``; see
         ``estimate="mean"``) found no vocabulary-aware prior that brings "mean" close to "map"
         without lowering "map": the gap is the shape's, not the vocabulary's.
     class_alpha : float or "evidence", default 1.0
@@ -100,7 +100,7 @@ class DirichletCompoundNB(GenerativeClassifier):
           log-likelihood diagonal plus rank one): ``E[β] = exp(û + s²/2)``, the mean of the
           draws of :meth:`sample_posterior`. Approximate. On text it scores well below
           ``"map"``; the gap is the prior's shape, not the vocabulary size (measured:
-          ``benchmarks/bench_dcm_prior.py``, table in ``docs/design.md``): a word seen in
+          ``docs/experiments/dcm_prior.py``, conclusion in ``docs/design.md``): a word seen in
           no document of a class gets ``a / (b + den)`` in the mean against the MAP's
           ``(a − 1) / (b + den)``, 11x at a = 1.1, so "mean" at shape a scores like "map"
           at shape a + 1, whatever the rate (measured on fortunes: "mean" 45.9 % against

@@ -66,7 +66,7 @@ def distinct_words_check(est, X, y, *, n_replicates: int = 20, random_seed=0) ->
     """
     from bayesnb.generate import replicate_documents
 
-    kind = family_of(est, "bayesnb.dcm.distinct_words_check").name
+    kind = family_of(est, "distinct_words_check").name
     if kind not in ("dcm", "multinomial"):
         raise TypeError(
             f"distinct_words_check needs a DirichletCompoundNB or MultinomialNB, got "

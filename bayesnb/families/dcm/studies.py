@@ -34,7 +34,7 @@ class BurstinessResult:
 
 
 def burstiness(study: Study, *, seed: int = 0, n_replicates: int = 20) -> BurstinessResult:
-    """:func:`bayesnb.dcm.distinct_words_check` of MultinomialNB and DirichletCompoundNB.
+    """:func:`~bayesnb.families.dcm.report.distinct_words_check` of MultinomialNB and the DCM.
 
     Each model generates ``n_replicates`` copies of every held-out document (same class,
     same length); the mean number of distinct words of the copies is compared with the real
@@ -171,7 +171,7 @@ def layout(results: list, draw) -> Section:
     return Section(
         "burstiness",
         "Burstiness: the Dirichlet-compound-multinomial",
-        "bayesnb.dcm.distinct_words_check: every held-out document is generated again "
+        "distinct_words_check: every held-out document is generated again "
         "by each model (same class, same length) and the distinct words of the copies "
         "are counted. The DCM (Madsen, Kauchak & Elkan 2005) draws a word "
         "distribution per document, so words repeat within a document as in text.",
@@ -193,9 +193,4 @@ SECTION = FamilySection(
     run=_run,
     layout=layout,
     per_dataset=_target,
-    exports={
-        "BurstinessResult": BurstinessResult,
-        "burstiness": burstiness,
-        "plot_burstiness": plot_burstiness,
-    },
 )

@@ -59,16 +59,13 @@ from bayesnb.families.gda.loo_series import (
     _blocks,
     _den,
     _score,
-    _series,  # noqa: F401 - re-exported (the series path lived here)
-    _series_factors,  # noqa: F401 - re-exported
     series_scores,
 )
 from bayesnb.priors.gaussian import default_psi0_diagonal
 from bayesnb.stats.gaussian import _EMPTY, GaussianStats, gaussian_stats
 from bayesnb.stats.missing import missing_rows
 
-# loo_class_log_prior: the one leave-one-out class prior of every family, re-exported here.
-__all__ = ["GDACrossval", "loo_class_log_prior"]
+__all__ = ["GDACrossval"]
 
 # A downdate shrinking a determinant by more than this factor (or a squared Cholesky pivot of
 # the correlation matrix below _PIVOT) is recomputed from the downdated statistics: the

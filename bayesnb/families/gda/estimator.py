@@ -2,7 +2,7 @@
 
 ``X, y -> validation -> stats.gaussian -> posterior.gaussian -> scoring.gaussian``; the class
 prior, label bookkeeping and normalisation come from :class:`GenerativeClassifier`. Formulas:
-DESIGN.md §1 and :mod:`bayesnb.posterior.gaussian`.
+:mod:`bayesnb.posterior.gaussian`.
 """
 
 from __future__ import annotations

@@ -364,11 +364,4 @@ SECTION = FamilySection(
     run=_run,
     layout=layout,
     per_study=_target,
-    exports={
-        "GDAResult": GDAResult,
-        "gda_study": gda_study,
-        "plot_gda_coefficients": plot_gda_coefficients,
-        "plot_gda_regions": plot_gda_regions,
-        "plot_learning_curve": plot_learning_curve,
-    },
 )

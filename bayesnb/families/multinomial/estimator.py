@@ -43,8 +43,8 @@ class MultinomialNB(_DiscreteNB):
         Dirichlet concentration γ of the class prior; 0 gives the empirical class frequencies
         (scikit-learn's class prior).
     estimate : {"mle", "map", "mean", "bayes"}, default "mean"
-        How the posterior scores new documents (DESIGN.md §1). ``"bayes"`` is the
-        Dirichlet-multinomial posterior predictive of the whole document.
+        How the posterior scores new documents (user guide: "The four estimates").
+        ``"bayes"`` is the Dirichlet-multinomial posterior predictive of the whole document.
     fit_prior : bool, default True
         False uses a uniform class prior.
     class_prior : array-like of shape (n_classes,), optional

@@ -248,10 +248,4 @@ SECTION = FamilySection(
     layout=layout,
     per_dataset=_target,
     headline=baselines_headline,
-    exports={
-        "BaselineResult": BaselineResult,
-        "baselines": baselines,
-        "baselines_headline": baselines_headline,
-        "plot_baselines": plot_baselines,
-    },
 )

@@ -256,9 +256,4 @@ SECTION = FamilySection(
     run=_run,
     layout=layout,
     per_dataset=_target,
-    exports={
-        "PoissonResult": PoissonResult,
-        "poisson_vs_multinomial": poisson_vs_multinomial,
-        "plot_poisson": plot_poisson,
-    },
 )

@@ -14,13 +14,11 @@ features), :mod:`~bayesnb.report.sections.mcmc` (NUTS against the exact posterio
 the smoothing α chosen three ways), and
 the helpers they share in :mod:`~bayesnb.report.sections.common`. The sections a family
 contributes (baselines, Poisson against multinomial, burstiness, GDA) live in that family's
-folder; their old names here (``S.poisson_vs_multinomial``, ``S.GDAResult``, ...) resolve
-through the registry.
+folder (``bayesnb/families/<name>/studies.py``).
 """
 
 from __future__ import annotations
 
-from bayesnb.report.extension import family_export
 from bayesnb.report.sections.common import (
     ESTIMATE_LABELS,
     GDA_MAP_PRIOR,
@@ -104,12 +102,3 @@ __all__ = [
     "split_xy",
     "words",
 ]
-# Contributed by their families, resolved by __getattr__ below.
-__all__ += ["BaselineResult", "baselines", "baselines_headline"]
-__all__ += ["BurstinessResult", "GDAResult", "burstiness", "gda_study"]
-__all__ += ["PoissonResult", "poisson_vs_multinomial"]
-
-
-def __getattr__(name: str):
-    # The sections of a family (baselines, poisson_vs_multinomial, GDAResult, ...) live there.
-    return family_export(__name__, name)

@@ -1,15 +1,19 @@
-"""DirichletCompoundNB prior: held-out accuracy and log loss over a grid of Gamma priors.
+"""Experiment: DirichletCompoundNB's held-out accuracy and log loss over a grid of Gamma priors.
+
+The conclusion (the default prior stays Gamma(1.1, 1)) is in docs/design.md, at
+"The DCM's default prior"; this script reprints the grid it rests on. It is no benchmark
+(``make bench`` does not run it).
 
 Every β_cj ~ Gamma(shape a, rate b); the grid is over the shape a and the prior mean of one
 concentration m = a / b, given as the total prior concentration of a class κ = V · m (V the
-vocabulary size), plus today's fixed Gamma(a, 1.1 / a)-mean prior (m = 1.1, κ = 1.1 V).
+vocabulary size), plus the default's per-word prior mean (m = 1.1, κ = 1.1 V, "1.1·V").
 Estimates "map" and "mean" at every grid point ("mean" only below shape 1, where the mode is
 refused), "mle" once for reference. Data: 10 fortune
 categories, all fortune categories (Debian's fortunes, stratified seeded 3/4 train, the
 vocabulary of the training part) and a synthetic Zipf corpus (``bench_crossval.corpus``).
 
-``python benchmarks/bench_dcm_prior.py [--setups fortunes10,fortunes,synthetic]
-[--shapes 0.1,1.1,2,5,20] [--kappas 1,10,100,1000,10000,today]``
+``python docs/experiments/dcm_prior.py [--setups fortunes10,fortunes,synthetic]
+[--shapes 0.1,1.1,2,5,20] [--kappas 1,10,100,1000,10000,default]``
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import argparse
 import os
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -26,7 +31,8 @@ from sklearn.model_selection import train_test_split
 
 import bayesnb as bnb
 
-sys.path.insert(0, os.path.dirname(__file__))
+# The Zipf corpus of the cross-validation benchmark.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from bench_crossval import corpus as zipf_corpus
 
 CATEGORIES = ["art", "computers", "definitions", "food", "law", "linux", "science",
@@ -85,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--setups", default="fortunes10,fortunes,synthetic")
     parser.add_argument("--shapes", default="0.1,1.1,2,5,20")
-    parser.add_argument("--kappas", default="today,10000,1000,100,10,1")
+    parser.add_argument("--kappas", default="default,10000,1000,100,10,1")
     args = parser.parse_args(argv)
     shapes = [float(s) for s in args.shapes.split(",")]
     print(f"load average: {os.getloadavg()[0]:.2f}")
@@ -104,13 +110,13 @@ def main(argv: list[str] | None = None) -> int:
               "mean log loss |\n|---|---|---|---|---|---|---|")  # fmt: skip
         for shape in shapes:
             for kappa in args.kappas.split(","):
-                # "today": the default's per-word prior mean a / b = 1.1 at every shape.
-                k = 1.1 * v if kappa == "today" else float(kappa)
+                # "default": the default's per-word prior mean a / b = 1.1 at every shape.
+                k = 1.1 * v if kappa == "default" else float(kappa)
                 rate = shape * v / k
                 # A shape < 1 has no interior mode: "map" is refused there.
                 estimates = ("map", "mean") if shape >= 1 else ("mean",)
                 row = [run(X, y, X_test, y_test, e, shape, rate) for e in estimates]
-                label = "1.1·V" if kappa == "today" else f"{k:g}"
+                label = "1.1·V" if kappa == "default" else f"{k:g}"
                 # "*": the iteration hit max_iter (ConvergenceWarning).
                 cells = " | ".join(f"{a:.1%}{'' if ok else '*'} | {ll:.3f}" for a, ll, ok in row)
                 cells = cells if shape >= 1 else f"— | — | {cells}"
