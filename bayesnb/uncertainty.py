@@ -26,6 +26,7 @@ from bayesnb.datatree import layout_attrs, layout_coords
 from bayesnb.draws import posterior_draws
 from bayesnb.families import family_of
 from bayesnb.loo import _cells_per_draw, _draws_jll, _posterior_values, _scoring_view
+from bayesnb.scoring.softmax import prior_fallback
 from bayesnb.validation import check_fitted
 
 __all__ = ["predict_proba_draws"]
@@ -43,15 +44,10 @@ def _class_proba(joint: np.ndarray, log_pi: np.ndarray) -> np.ndarray:
     """Softmax over classes of joint log densities (n, m, K), in log space.
 
     A document impossible under every class of a draw (a Beta draw of exactly 0 or 1) falls
-    back to that draw's class prior, as prediction falls back to the class prior.
+    back to that draw's class prior (:func:`bayesnb.scoring.softmax.prior_fallback`).
     """
-    top = joint.max(axis=2, keepdims=True)
-    dead = ~np.isfinite(top[..., 0])
-    if dead.any():
-        i, s = np.nonzero(dead)
-        joint[i, s] = log_pi[s]
-        top = joint.max(axis=2, keepdims=True)
-    joint -= top
+    joint = prior_fallback(joint, log_pi)
+    joint -= joint.max(axis=2, keepdims=True)
     np.exp(joint, out=joint)
     joint /= joint.sum(axis=2, keepdims=True)
     return joint
