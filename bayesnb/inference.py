@@ -353,7 +353,7 @@ def _label_log_likelihood(
     expanded; the PyMC path takes complete data only, so nothing is missing:
     ``spec.missing``).
     """
-    from bayesnb.loo import _cells_per_draw, _draws_jll, _label_terms
+    from bayesnb.loo import _cells_per_draw, _draws_jll, label_log_proba
 
     pi = posterior["class_prior"]
     n_chains, n_draws, _ = pi.shape
@@ -368,7 +368,7 @@ def _label_log_likelihood(
                 log_pi = np.log(pi[chain, part])
             values = {k: v[chain, part] for k, v in posterior.items() if k != "class_prior"}
             jll = _draws_jll(est, spec.X, spec.missing, values)
-            out[chain, part] = _label_terms(jll + log_pi[None], log_pi, codes).T
+            out[chain, part] = label_log_proba(jll + log_pi[None], log_pi, codes).T
     return out
 
 

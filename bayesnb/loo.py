@@ -20,11 +20,11 @@ from numbers import Integral
 
 import numpy as np
 import xarray as xr
-from scipy.special import logsumexp
 
 from bayesnb.datatree import to_datatree
 from bayesnb.draws import posterior_draws
 from bayesnb.families import family_of
+from bayesnb.scoring.softmax import prior_fallback
 from bayesnb.validation import check_fitted, encode_labels
 
 __all__ = ["label_log_likelihood", "label_log_likelihood_draws", "psis_loo", "short_warning"]
@@ -37,14 +37,17 @@ def _cells_per_draw(est, n_docs: int) -> int:
     return family_of(est, _WHERE).loo_cells_per_draw(est, n_docs)
 
 
-def _label_terms(joint: np.ndarray, log_pi: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """log p(y_i | x_i) from joint log densities (N, m, K): shape (N, m).
+def label_log_proba(joint: np.ndarray, log_pi: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """log p(y_i | x_i) from joint log densities (N, m, K) of m draws: shape (N, m).
 
     Written as ``−log(1 + Σ_{c≠y} exp(d_c))`` with ``d_c = joint_c − joint_y``, through
     ``log1p`` when the true class is the most probable: a confident, correct prediction then
     keeps its tiny log-loss (−1e−30, say) instead of rounding to exactly 0, which would leave
-    PSIS a constant tail.
+    PSIS a constant tail. A document impossible under every class of a draw (a Beta draw of
+    exactly 0 or 1) is scored by that draw's class prior ``log_pi`` (m, K), as prediction
+    scores it (:func:`bayesnb.scoring.softmax.prior_fallback`).
     """
+    joint = prior_fallback(joint, log_pi[None])
     rows = np.arange(codes.size)
     own = joint[rows, :, codes]
     with np.errstate(invalid="ignore", over="ignore"):
@@ -53,14 +56,7 @@ def _label_terms(joint: np.ndarray, log_pi: np.ndarray, codes: np.ndarray) -> np
         top = np.maximum(d.max(axis=2), 0.0)
         rest = np.exp(d - top[..., None]).sum(axis=2)
         out = np.where(top > 0, -(top + np.log(np.exp(-top) + rest)), -np.log1p(rest))
-    finite = np.isfinite(joint).any(axis=2)
-    out[np.isneginf(own) & finite] = -np.inf  # the label is impossible, another class is not
-    dead = ~finite
-    if dead.any():
-        # A document impossible under every class of a draw (a Beta draw of exactly 0 or 1):
-        # its label falls back to the class prior of that draw, as prediction does.
-        i, s = np.nonzero(dead)
-        out[i, s] = log_pi[s, codes[i]] - logsumexp(log_pi[s], axis=1)
+    out[np.isneginf(own)] = -np.inf  # the label is impossible, another class is not
     return out
 
 
@@ -174,7 +170,7 @@ def label_log_likelihood_draws(
             log_pi = np.log(pi)
         jll = _draws_jll(est, Xc, M, part)
         joint = jll + log_pi[None]
-        log_lik[start : start + m] = _label_terms(joint, log_pi, codes).T
+        log_lik[start : start + m] = label_log_proba(joint, log_pi, codes).T
         class_prior[start : start + m] = pi
     return log_lik, class_prior
 
