@@ -25,7 +25,6 @@ import os
 import time
 import warnings
 from collections import OrderedDict
-from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -34,6 +33,7 @@ import xarray as xr
 from bayesnb.datatree import to_datatree
 from bayesnb.families import family_of
 from bayesnb.pymc_models import ModelSpec, check_likelihood, model_spec
+from bayesnb.validation import check_int
 
 __all__ = ["SamplingWarning", "clear_cache", "fit_pymc"]
 
@@ -49,12 +49,6 @@ class SamplingWarning(UserWarning):
 def clear_cache() -> None:
     """Forget every compiled nutpie model."""
     _CACHE.clear()
-
-
-def _check_count(value, name: str, minimum: int) -> int:
-    if not isinstance(value, Integral) or isinstance(value, bool) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
 
 
 def _choose_sampler(nuts_sampler: str | None) -> str:
@@ -216,12 +210,12 @@ def fit_pymc(
         One warning when there are divergent transitions or parameters with R-hat > 1.01,
         naming both counts.
     """
-    draws = _check_count(draws, "draws", 1)
-    tune = _check_count(tune, "tune", 0)
-    chains = _check_count(chains, "chains", 1)
+    draws = check_int(draws, "draws")
+    tune = check_int(tune, "tune", 0)
+    chains = check_int(chains, "chains")
     check_likelihood(likelihood)
     sampler = _choose_sampler(nuts_sampler)
-    cores = min(chains, os.cpu_count() or 1) if cores is None else _check_count(cores, "cores", 1)
+    cores = min(chains, os.cpu_count() or 1) if cores is None else check_int(cores, "cores")
     spec = model_spec(est, X, y, likelihood, alpha_prior=alpha_prior, sample_weight=sample_weight)
     _check_trace_bytes(spec, draws, chains, log_likelihood, max_bytes)
     run = _sample_nutpie if sampler == "nutpie" else _sample_pymc

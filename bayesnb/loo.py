@@ -16,7 +16,6 @@ sized by ``max_bytes``, so a large vocabulary never holds all draws at once.
 from __future__ import annotations
 
 import re
-from numbers import Integral
 
 import numpy as np
 import xarray as xr
@@ -25,7 +24,7 @@ from bayesnb.datatree import to_datatree
 from bayesnb.draws import posterior_draws
 from bayesnb.families import family_of
 from bayesnb.scoring.softmax import prior_fallback
-from bayesnb.validation import check_fitted, encode_labels
+from bayesnb.validation import check_fitted, check_int, encode_labels
 
 __all__ = ["label_log_likelihood", "label_log_likelihood_draws", "psis_loo", "short_warning"]
 
@@ -138,8 +137,8 @@ def label_log_likelihood_draws(
         # (chain, draw, ...) -> (chain · draw, ...): the draws are scored in that order.
         values = {k: v.reshape(-1, *v.shape[2:]) for k, v in values.items()}
         draws = values["class_prior"].shape[0]
-    elif not isinstance(draws, Integral) or isinstance(draws, bool) or draws < 1:
-        raise ValueError(f"draws must be a positive integer, got {draws!r}")
+    else:
+        draws = check_int(draws, "draws")
     if not (isinstance(max_bytes, int | float) and max_bytes > 0):
         raise ValueError(f"max_bytes must be a positive number, got {max_bytes!r}")
     Xc, yc = est._check_input(X, y, reset=False)

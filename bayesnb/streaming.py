@@ -51,7 +51,7 @@ from bayesnb.corpora import (
 from bayesnb.corpora import (
     CorpusWarning as CorpusWarning,  # re-exported (documented in bayesnb.datasets)
 )
-from bayesnb.validation import check_classes
+from bayesnb.validation import check_classes, check_int
 
 __all__ = [
     "DEFAULT_N_FEATURES",
@@ -178,13 +178,6 @@ class _Progress:
         )
 
 
-def _check_chunk_size(chunk_size) -> None:
-    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int | np.integer):
-        raise TypeError(f"chunk_size must be an integer >= 1, got {chunk_size!r}")
-    if chunk_size < 1:
-        raise ValueError(f"chunk_size must be an integer >= 1, got {chunk_size!r}")
-
-
 def _check_n_classes(classes: np.ndarray) -> None:
     if len(classes) < 2:
         raise ValueError(
@@ -262,7 +255,7 @@ def scan_files(
     FileNotFoundError, ValueError
         As :func:`fit_files`; a ValueError also when the documents hold no word.
     """
-    _check_chunk_size(chunk_size)
+    check_int(chunk_size, "chunk_size")
     if vectorizer is None:
         vectorizer = CountVectorizer()
     if vocabulary:
@@ -410,7 +403,7 @@ def fit_files(
     from bayesnb.distributed.chunks import _check_vectorizer, name_by_vocabulary
     from bayesnb.distributed.reduce import _chunk_statistics
 
-    _check_chunk_size(chunk_size)
+    check_int(chunk_size, "chunk_size")
     if not hasattr(estimator, "_statistics"):
         raise TypeError(f"{type(estimator).__name__} is not a bayesnb estimator; it cannot stream")
     vectorizer = default_vectorizer() if vectorizer is None else vectorizer

@@ -17,8 +17,6 @@ document and class, ``az.summary(tree, group="predictions")`` means, sds and dia
 
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
 import xarray as xr
 
@@ -27,17 +25,11 @@ from bayesnb.draws import posterior_draws
 from bayesnb.families import family_of
 from bayesnb.loo import _cells_per_draw, _draws_jll, _posterior_values, _scoring_view
 from bayesnb.scoring.softmax import prior_fallback
-from bayesnb.validation import check_fitted
+from bayesnb.validation import check_fitted, check_int
 
 __all__ = ["predict_proba_draws"]
 
 _WHERE = "bayesnb.uncertainty"
-
-
-def _positive_int(value, name: str) -> int:
-    if not isinstance(value, Integral) or isinstance(value, bool) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
 
 
 def _class_proba(joint: np.ndarray, log_pi: np.ndarray) -> np.ndarray:
@@ -107,7 +99,7 @@ def predict_proba_draws(
         chains, draws = values["class_prior"].shape[:2]
         inference = posterior["posterior"].attrs.get("inference_library", "posterior=")
     else:
-        draws, chains = _positive_int(draws, "draws"), _positive_int(chains, "chains")
+        draws, chains = check_int(draws, "draws"), check_int(chains, "chains")
         values, inference = None, "bayesnb exact conjugate"
     need = 8.0 * chains * draws * n_docs * k
     if need > max_bytes:

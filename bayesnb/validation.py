@@ -9,7 +9,7 @@ numbers or arrays. Errors name the argument and the problem.
 from __future__ import annotations
 
 import copy
-from numbers import Real
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -40,6 +40,7 @@ __all__ = [
     "check_estimate",
     "check_feature_names",
     "check_finite",
+    "check_int",
     "check_missing",
     "check_sample_weight",
     "encode_labels",
@@ -51,6 +52,26 @@ def check_estimate(estimate: str) -> str:
     if not isinstance(estimate, str) or estimate not in ESTIMATES:
         raise ValueError(f"estimate must be one of {ESTIMATES}, got {estimate!r}")
     return estimate
+
+
+def check_int(value, name: str, minimum: int = 1) -> int:
+    """``value`` as an int, refused unless it is an integer (not a bool) ``>= minimum``.
+
+    Raises
+    ------
+    TypeError
+        ``value`` is not an integer (a float such as 2.0 included, or a bool).
+    ValueError
+        ``value`` is below ``minimum``.
+    """
+    what = {0: "a non-negative integer", 1: "a positive integer"}.get(
+        minimum, f"an integer >= {minimum}"
+    )
+    if not isinstance(value, Integral) or isinstance(value, bool):
+        raise TypeError(f"{name} must be {what}, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+    return int(value)
 
 
 def _finite_values(X) -> np.ndarray:

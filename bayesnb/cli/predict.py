@@ -159,8 +159,6 @@ def run(args) -> int:
     from bayesnb.families import family_of
     from bayesnb.streaming import _Progress
 
-    if args.chunk_size < 1:
-        raise DataError(f"--chunk-size must be an integer >= 1, got {args.chunk_size}")
     spec = str(args.data).strip()
     est = load_model(args.model_file, args.estimate)
     text = is_corpus(spec) or spec.partition(":")[0] == "fortunes"

@@ -65,7 +65,7 @@ from bayesnb.distributed.reduce import (  # noqa: F401
     combine_statistics,
 )
 from bayesnb.families import family_of
-from bayesnb.validation import check_classes, check_fitted
+from bayesnb.validation import check_classes, check_fitted, check_int
 
 __all__ = [
     "PREDICT_METHODS",
@@ -149,8 +149,7 @@ def fit(
     threads do not help). Pass ``classes=`` when reading ``y`` means reading the data.
     """
     dask, da = _dask()
-    if isinstance(split_every, bool) or not isinstance(split_every, int) or split_every < 2:
-        raise ValueError(f"split_every must be an integer >= 2, got {split_every!r}")
+    check_int(split_every, "split_every", 2)
     texts = _is_bag(X) or (isinstance(X, da.Array) and X.ndim == 1)
     if texts:
         from bayesnb.streaming import default_vectorizer
