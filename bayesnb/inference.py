@@ -341,18 +341,19 @@ def _label_log_likelihood(
     """log p(y_i | x_i, θ) for every draw and training document, shape (chain, draw, doc).
 
     The draws are scored by the same code as the exact draws of :mod:`bayesnb.loo`
-    (``_draws_jll``: a ColumnwiseNB sums its blocks' terms, each block scoring its
+    (``Family.loo_draws_jll``: a ColumnwiseNB sums its blocks' terms, each block scoring its
     ``"{block}/{var}"`` draws), in blocks of draws of about ``max_bytes``, on the documents
     and labels the model was declared on (``spec.X``, ``spec.codes``: integer weights
     expanded; the PyMC path takes complete data only, so nothing is missing:
     ``spec.missing``).
     """
-    from bayesnb.loo import _cells_per_draw, _draws_jll, label_log_proba
+    from bayesnb.loo import label_log_proba
 
+    fam = family_of(est, "bayesnb.inference")
     pi = posterior["class_prior"]
     n_chains, n_draws, _ = pi.shape
     codes = spec.codes
-    per_draw = 8.0 * _cells_per_draw(est, codes.size)
+    per_draw = 8.0 * fam.loo_cells_per_draw(est, codes.size)
     block = int(max(1, min(n_draws, max_bytes // per_draw)))
     out = np.empty((n_chains, n_draws, codes.size))
     for chain in range(n_chains):
@@ -361,7 +362,7 @@ def _label_log_likelihood(
             with np.errstate(divide="ignore"):
                 log_pi = np.log(pi[chain, part])
             values = {k: v[chain, part] for k, v in posterior.items() if k != "class_prior"}
-            jll = _draws_jll(est, spec.X, spec.missing, values)
+            jll = fam.loo_draws_jll(est, spec.X, spec.missing, values)
             out[chain, part] = label_log_proba(jll + log_pi[None], log_pi, codes).T
     return out
 
