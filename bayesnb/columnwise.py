@@ -1,5 +1,5 @@
 """The old import path of :mod:`bayesnb.families.columnwise.estimator`."""
 
-from bayesnb.families.columnwise.estimator import CLASS_PRIOR_PARAMS, ColumnwiseNB, _Blocks
+from bayesnb.families.columnwise.estimator import CLASS_PRIOR_PARAMS, ColumnwiseNB
 
-__all__ = ["CLASS_PRIOR_PARAMS", "ColumnwiseNB", "_Blocks"]
+__all__ = ["CLASS_PRIOR_PARAMS", "ColumnwiseNB"]
