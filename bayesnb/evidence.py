@@ -157,8 +157,9 @@ def feature_log_evidence(est) -> float:
     return family.feature_log_evidence(est)
 
 
-def _learn_alpha(est):
-    """The feature concentration maximising the evidence (``alpha="evidence"``)."""
+def learn_alpha(est):
+    """The feature concentration maximising the evidence of fitted ``est``
+    (``alpha="evidence"``); ``est.alpha_`` is left holding a placeholder, to be replaced."""
     family = _family(est)
     est.alpha_ = 1.0  # placeholder: only the counts of the posterior are read below
     return family.learn_alpha(est)
@@ -191,4 +192,4 @@ def learn_hyperparameters(est) -> None:
             check_alpha(alpha, est.n_features_in_)
         if params.get("beta") is not None:
             check_alpha(params["beta"], est.n_features_in_, "beta")
-        est.alpha_ = _learn_alpha(est) if _is_evidence(alpha) else alpha
+        est.alpha_ = learn_alpha(est) if _is_evidence(alpha) else alpha
