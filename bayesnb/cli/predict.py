@@ -157,7 +157,7 @@ def run(args) -> int:
     """``bayesnb predict``: 0 when the predictions are written; input errors raise
     :class:`DataError`."""
     from bayesnb.families import family_of
-    from bayesnb.streaming import _Progress
+    from bayesnb.streaming import DocumentProgress
 
     spec = str(args.data).strip()
     est = load_model(args.model_file, args.estimate)
@@ -176,7 +176,7 @@ def run(args) -> int:
         chunks, total = _table_chunks(est, spec, args.chunk_size)
         scorer = est
     out = None if args.out == "-" else Path(args.out)
-    bar = _Progress("predict", total, True)
+    bar = DocumentProgress("predict", total, True)
     notes = _Notes()
     n_docs = 0
     try:

@@ -35,11 +35,11 @@ from sklearn.base import clone
 from bayesnb.distributed.chunks import (  # noqa: F401
     _aligned_parts,
     _as_array,
-    _check_vectorizer,
     _dask,
     _flat_delayed,
     _is_bag,
     _transform,
+    check_vectorizer,
     name_by_vocabulary,
     vectorize,
 )
@@ -47,7 +47,6 @@ from bayesnb.distributed.reduce import (  # noqa: F401
     _PACK_DENSITY,
     _add_padded,
     _add_tables,
-    _chunk_statistics,
     _combine,
     _compute,
     _crosses_processes,
@@ -62,6 +61,7 @@ from bayesnb.distributed.reduce import (  # noqa: F401
     _sum_tables,
     _tree,
     _unpack,
+    chunk_statistics,
     combine_statistics,
 )
 from bayesnb.families import family_of
@@ -155,7 +155,7 @@ def fit(
         from bayesnb.streaming import default_vectorizer
 
         vectorizer = default_vectorizer() if vectorizer is None else vectorizer
-        X = vectorize(X, _check_vectorizer(vectorizer, estimator))
+        X = vectorize(X, check_vectorizer(vectorizer, estimator))
     elif vectorizer is not None:
         raise ValueError("vectorizer= is for a bag (or 1-D array) of texts; X is a 2-D array")
     if not isinstance(X, da.Array):
@@ -201,7 +201,7 @@ def fit(
     family.setup_columns(shell, X)  # ColumnwiseNB: resolve and clone its blocks
     pack = _crosses_processes(client)
     leaves = [
-        dask.delayed(_chunk_statistics)(shell, xp, yp, wp, i, pack)
+        dask.delayed(chunk_statistics)(shell, xp, yp, wp, i, pack)
         for i, (xp, yp, wp) in enumerate(zip(x_parts, y_parts, w_parts, strict=True))
     ]
     total = _combine(False, *_compute(client, *_tree(dask, leaves, split_every, pack)))
