@@ -25,12 +25,6 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep 
 # Score cells per block of the compiled passes: the block stays in L2 cache between them.
 _COMPILED_CELLS = 1 << 15
 
-_FALLBACK_WARNING = (
-    "{n} document(s) have probability 0 under every class (an unsmoothed estimate, 'mle' or "
-    "'map' at alpha = 1, gives probability 0 to features unseen in a class); their "
-    "predictions fall back to the class prior. Use estimate='mean' to smooth."
-)
-
 
 def normalize_log_proba(joint: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
     """Normalise joint log-probabilities over classes (log-sum-exp) into log posteriors.
@@ -163,6 +157,13 @@ def _numpy_block(joint: np.ndarray, offset, proba: np.ndarray, dead: np.ndarray)
         dead[r0:r1] = ~np.isfinite(top)
 
     return block
+
+
+_FALLBACK_WARNING = (
+    "{n} document(s) have probability 0 under every class (an unsmoothed estimate, 'mle' or "
+    "'map' at alpha = 1, gives probability 0 to features unseen in a class); their "
+    "predictions fall back to the class prior. Use estimate='mean' to smooth."
+)
 
 
 def prior_fallback(joint: np.ndarray, log_prior, warning: str | None = None) -> np.ndarray:
