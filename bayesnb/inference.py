@@ -17,6 +17,7 @@ likelihood, prior structure, data shapes) and refitted with ``compiled.with_data
 repeated fits of the same shape (new documents with the ``"sufficient"`` likelihood, other
 prior values, simulation-based calibration) skip compilation. With the ``"sufficient"``
 likelihood the shapes do not depend on the number of documents; with ``"data"`` they do.
+Across processes the compiled callbacks come from the disk cache of :mod:`bayesnb.compiled`.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ class SamplingWarning(UserWarning):
 
 
 def clear_cache() -> None:
-    """Forget every compiled nutpie model."""
+    """Forget the compiled nutpie models of this process (the disk cache of
+    :mod:`bayesnb.compiled` stays: the next fit of a shape loads from it)."""
     _CACHE.clear()
 
 
@@ -76,12 +78,12 @@ def _seed(random_seed) -> int | None:
 
 def _compiled(spec: ModelSpec):
     """The cached nutpie model of ``spec``'s key, compiled on a miss, loaded with its data."""
-    import nutpie
+    from bayesnb.compiled import compile_model
 
     key = spec.key
     compiled = _CACHE.get(key)
     if compiled is None:
-        compiled = nutpie.compile_pymc_model(spec.model(), var_names=spec.var_names)
+        compiled = compile_model(spec.model(), var_names=spec.var_names)
         _CACHE[key] = compiled
         while len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)

@@ -16,7 +16,7 @@ scores every document under the model without it in O(nonzeros of the document)
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import clone
@@ -32,6 +32,9 @@ from bayesnb.families._crossval import (
 )
 from bayesnb.scoring.softmax import prior_fallback
 from bayesnb.validation import check_sample_weight, encode_labels
+
+if TYPE_CHECKING:
+    from bayesnb.elpd import ELPD
 
 __all__ = ["ELPD", "cross_val_predict", "cross_val_score", "cross_validate", "elpd_loo"]
 
@@ -283,26 +286,21 @@ def cross_val_score(estimator, X, y, *, cv=None, scoring=None, sample_weight=Non
     return res["test_score"]
 
 
-@dataclass(frozen=True)
-class ELPD:
-    """Exact leave-one-out expected log predictive density of the labels.
+def __getattr__(name: str):
+    # ELPD is an ArviZ ELPDData: ArviZ is imported when elpd_loo (or this name) is first used.
+    if name == "ELPD":
+        from bayesnb.elpd import ELPD
 
-    Attributes
-    ----------
-    elpd : float
-        Σ_i log p(y_i | x_i, D without i).
-    se : float
-        Its standard error, ``sqrt(n · Var_i(pointwise))`` (as ArviZ's ``loo``).
-    pointwise : ndarray of shape (n_samples,)
-        log p(y_i | x_i, D without i) of every training document.
-    joint : ndarray of shape (n_samples, n_classes)
-        log p(x_i, c | D without i).
-    """
+        return ELPD
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-    elpd: float
-    se: float
-    pointwise: np.ndarray
-    joint: np.ndarray
+
+def _in_sample(folds: _Folds) -> np.ndarray:
+    """log p(y_i | x_i, D) of every training document under the full fit (for p_loo)."""
+    full = folds.full
+    joint = folds.family.log_likelihood(full, folds.Xv) + full.class_log_prior_
+    joint = prior_fallback(joint, full.class_log_prior_)  # as predict scores impossible rows
+    return label_log_likelihood(joint, folds.codes)
 
 
 def elpd_loo(estimator, X, y, *, sample_weight=None) -> ELPD:
@@ -322,7 +320,13 @@ def elpd_loo(estimator, X, y, *, sample_weight=None) -> ELPD:
     Returns
     -------
     ELPD
+        An ``arviz_stats.ELPDData`` (kind ``"loo"``, method ``"exact"``, no Pareto k):
+        ``arviz.compare`` ranks and weights it beside other exact results and PSIS-LOO of
+        NUTS fits of the same documents (:func:`bayesnb.loo.psis_loo`). Its ``p`` is
+        ``lpd − elpd`` with ``lpd`` the in-sample log predictive density of the labels.
     """
+    from bayesnb.elpd import ELPD
+
     folds = _Folds(estimator, X, y, sample_weight)
     joint = loo_joint(folds.full, folds.Xv, folds.codes, folds.w)
     scored = joint
@@ -330,6 +334,4 @@ def elpd_loo(estimator, X, y, *, sample_weight=None) -> ELPD:
         prior = loo_class_log_prior(folds.full, folds.codes, folds.w)
         scored = prior_fallback(joint, prior, _LOO_FALLBACK)
     point = label_log_likelihood(scored, folds.codes)
-    n = point.size
-    se = float(np.sqrt(n * np.var(point))) if np.all(np.isfinite(point)) else np.nan
-    return ELPD(float(point.sum()), se, point, joint)
+    return ELPD.from_pointwise(point, _in_sample(folds), joint, warning=scored is not joint)

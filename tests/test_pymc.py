@@ -612,3 +612,41 @@ def test_compare_scores_a_nuts_fit_by_psis_loo(fits):
     assert float(ds.elpd_loo.sel(name="exact")) == exact.elpd
     # 60 documents, 6 features: PSIS over NUTS lands within one standard error of exact.
     assert abs(loo.elpd - exact.elpd) < exact.se
+
+
+@pytest.mark.slow
+def test_az_compare_takes_psis_loo_of_nuts_beside_exact_loo(fits):
+    """arviz.compare ranks a NUTS fit's PSIS-LOO and exact LOO results of the same labels."""
+    import matplotlib
+
+    from bayesnb.loo import psis_loo
+    from bayesnb.model_selection import elpd_loo
+
+    matplotlib.use("Agg")
+    _, X, y, dt, _ = fits["multinomial"]
+    loos = {e: elpd_loo(MultinomialNB(alpha=1.0, estimate=e), X, y) for e in ("mean", "bayes")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # Pareto k, read below
+        loos["nuts"] = psis_loo(dt)
+    assert {r.n_data_points for r in loos.values()} == {N_DOCS}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cmp = az.compare(loos, round_to="none")
+    assert not caught, [str(w.message) for w in caught]  # both kinds are "loo": no K-fold note
+    best = loos[cmp.index[0]].pointwise
+    for name, res in loos.items():
+        diff = np.ravel(res.elpd_i) - best
+        assert cmp.loc[name, "elpd_diff"] == pytest.approx(diff.sum(), abs=1e-10)
+        assert cmp.loc[name, "dse"] == pytest.approx(np.sqrt(diff.size * np.var(diff)), abs=1e-10)
+    k_bad = int(np.sum(loos["nuts"].pareto_k.values > loos["nuts"].good_k))
+    assert cmp.loc["nuts", "diag_elpd"] == (
+        f"{k_bad} k̂ > {loos['nuts'].good_k:.2f}" if k_bad else ""
+    )
+    assert cmp.loc["bayes", "diag_elpd"] == cmp.loc["mean", "diag_elpd"] == ""
+    assert cmp["weight"].sum() == pytest.approx(1.0, abs=1e-9)
+    # PSIS over the NUTS draws estimates the exact full-Bayes LOO, document by document.
+    gap = np.ravel(loos["nuts"].elpd_i) - loos["bayes"].pointwise
+    assert np.abs(gap).max() < 0.05 and abs(gap.sum()) < 0.2 * loos["bayes"].se
+    fig = az.plot_compare(cmp).get_viz("figure")
+    assert {t.get_text() for t in fig.axes[0].get_yticklabels()} <= set(loos)
+    matplotlib.pyplot.close(fig)

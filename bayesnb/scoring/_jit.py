@@ -20,7 +20,10 @@ exponential in two passes, with the operations of the NumPy formula in its order
 
 numba is a dependency of PyTensor (so of PyMC): always installed with bayesnb. The kernels
 are compiled lazily (cached on disk where numba can), and :func:`kernels` returns None when
-they cannot be, for the callers to take the NumPy path; small inputs never compile them.
+they cannot be, for the callers to take the NumPy path; small inputs never compile them. The
+passes whose NumPy path gives the same bits (all but the own-class passes, whose NumPy
+counterpart sums in another order) ask with ``wait=False``: they never wait for numba, which
+is loaded (in the background) only once they have done enough work for it to pay.
 """
 
 from __future__ import annotations
@@ -29,18 +32,23 @@ import threading
 import warnings
 from types import SimpleNamespace
 
-__all__ = ["COMPILED_FROM", "MAX_CLASSES", "kernels"]
+__all__ = ["COMPILED_FROM", "LOAD_AFTER", "MAX_CLASSES", "kernels"]
 
 # Inputs from this many values (or score cells) on use the kernels: loading numba costs about
 # a second once per process, which small inputs (most tests, small CLI runs) never pay.
 COMPILED_FROM = 1 << 18
+
+# Values the wait=False passes take on the NumPy path before the kernels are loaded: at a few
+# nanoseconds saved per value, about what loading them costs (see kernels).
+LOAD_AFTER = 1 << 28
 
 # divide_rows reproduces NumPy's pairwise sum of a row of at most this many values (one block
 # of eight accumulators; longer rows recurse in NumPy and take the NumPy path here).
 MAX_CLASSES = 128
 
 _STATE: dict = {}
-_LOCK = threading.Lock()
+_LOCK = threading.Lock()  # held while loading
+_START = threading.Lock()
 
 
 def _compile(njit):
@@ -182,10 +190,25 @@ def _compile(njit):
     )
 
 
-def kernels():
-    """The compiled kernels, or None when numba is unavailable or cannot compile them."""
+def kernels(wait: bool = True, size: int = 0):
+    """The compiled kernels, or None when numba is unavailable or cannot compile them.
+
+    ``wait=False`` (for the passes whose NumPy path gives the same bits): the kernels when
+    they are loaded, else None at once. Loading costs about a second per process even from
+    numba's cache (importing numba, its first function), while these passes save a few
+    nanoseconds per value: ``size`` adds the call's values to the work done without them,
+    and from :data:`LOAD_AFTER` values on they are loaded in a background thread (the calls
+    meanwhile take the NumPy path), so a short session never pays for them.
+    """
     if "kernels" in _STATE:
         return _STATE["kernels"]
+    if not wait:
+        with _START:
+            _STATE["work"] = _STATE.get("work", 0) + size
+            if _STATE["work"] >= LOAD_AFTER and not _STATE.get("started"):
+                _STATE["started"] = True
+                threading.Thread(target=kernels, name="bayesnb-numba", daemon=True).start()
+        return None
     with _LOCK:
         if "kernels" not in _STATE:
             _STATE["kernels"] = _load()

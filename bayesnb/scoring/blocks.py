@@ -319,7 +319,9 @@ def defer_value_checks(
     ``otherwise`` runs the caller's own checks when the products cannot vouch for every value.
     """
     products = _PRODUCTS.get()
-    if products is None or not _compiled_input(values) or _jit.kernels() is None:
+    if products is None or not _compiled_input(values):
+        return False
+    if _jit.kernels(wait=False, size=values.size) is None:
         return False
     products.inspections[id(values)] = _Inspection(values, nonnegative, otherwise)
     return True
@@ -424,8 +426,8 @@ def values_usual(values: np.ndarray, nonnegative: bool) -> bool:
     flat = values.reshape(-1) if values.flags.c_contiguous else values
     if not _compiled_input(flat):
         return False
-    compiled = _jit.kernels()
-    if compiled is None:  # pragma: no cover - numba unavailable
+    compiled = _jit.kernels(wait=False, size=flat.size)
+    if compiled is None:  # numba loading, or unavailable
         return False
     step = 4 * _BLOCK_VALUES
     bad = np.zeros(-(-flat.size // step), dtype=bool)

@@ -159,7 +159,8 @@ _ONES = 1 << 17
 
 def _binarizer(threshold: float, dtype, size: int) -> Callable[[np.ndarray], np.ndarray]:
     """``values > threshold`` as 0/1 of ``dtype``; one compiled pass for large float64 input."""
-    compiled = _jit.kernels() if size >= _jit.COMPILED_FROM and dtype == np.float64 else None
+    large = size >= _jit.COMPILED_FROM and dtype == np.float64
+    compiled = _jit.kernels(wait=False, size=size) if large else None
     ones = np.ones(min(size, _ONES)) if compiled is not None else None
 
     def binary(values: np.ndarray) -> np.ndarray:

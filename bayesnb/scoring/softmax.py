@@ -90,7 +90,6 @@ class RowSoftmax:
         self.log_prior = log_prior
         self.offset = np.ascontiguousarray(offset, dtype=np.float64)
         self.dead = np.zeros(n, dtype=bool)
-        self.kernels = _jit.kernels()
 
     @staticmethod
     def applies(scores: np.ndarray) -> bool:
@@ -101,7 +100,8 @@ class RowSoftmax:
         if scores.dtype != np.float64 or not scores.flags.c_contiguous:
             return False
         # Their row sums are NumPy's pairwise order: the same check as the NumPy passes'.
-        return row_sums_by_columns(np.zeros((k, 1))) is not None and _jit.kernels() is not None
+        pairwise = row_sums_by_columns(np.zeros((k, 1))) is not None
+        return pairwise and _jit.kernels(wait=False, size=n * k) is not None
 
     def accepts(self, out: np.ndarray) -> bool:
         """Whether a product's output can be finished in place (see :meth:`applies`)."""
@@ -109,9 +109,10 @@ class RowSoftmax:
 
     def __call__(self, src: np.ndarray, dst: np.ndarray, r0: int, r1: int) -> None:
         rows = dst[r0:r1]
-        self.kernels.shift_rows(src[r0:r1], self.offset, rows, self.dead[r0:r1])
+        kernels = _jit.kernels()  # loaded: accepts() said so
+        kernels.shift_rows(src[r0:r1], self.offset, rows, self.dead[r0:r1])
         np.exp(rows, out=rows)
-        self.kernels.divide_rows(rows)
+        kernels.divide_rows(rows)
 
     def result(self, proba: np.ndarray) -> np.ndarray:
         """``proba`` with the impossible rows (a non-finite maximum) redone from the prior."""

@@ -1,0 +1,90 @@
+"""The on-disk cache of compiled nutpie models (bayesnb.compiled): keyed by the model's
+structure and shapes, never by its data, and used only from a private directory."""
+
+from __future__ import annotations
+
+import os
+import stat
+import warnings
+
+import numpy as np
+import pytest
+
+pytest.importorskip("nutpie")
+
+from bayesnb import BernoulliNB
+from bayesnb.compiled import cache_dir, compile_model
+from bayesnb.inference import SamplingWarning
+from bayesnb.pymc_models import model_spec
+
+
+def _data(n_features: int, seed: int):
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1], 40)
+    p = rng.uniform(0.1, 0.9, size=(2, n_features))
+    return (rng.random((y.size, n_features)) < p[y]).astype(np.int64), y
+
+
+def _compile(X, y):
+    spec = model_spec(BernoulliNB().fit(X, y), X, y, "sufficient")
+    return spec, compile_model(spec.model(), var_names=spec.var_names)
+
+
+def _hits(compiled) -> tuple[int, int]:
+    return compiled.compiled_logp_func.cache_hits, compiled.compiled_expand_func.cache_hits
+
+
+def test_cache_keyed_by_shape_not_data(tmp_path, monkeypatch):
+    import nutpie
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    X, y = _data(3, seed=0)
+    _, first = _compile(X, y)
+    assert _hits(first) == (0, 0)
+    assert stat.S_IMODE(os.stat(cache_dir()).st_mode) == 0o700
+    saved = sorted(os.listdir(cache_dir()))
+    assert len([f for f in saved if f.endswith(".nbi")]) == 2  # logp and expand
+
+    # New data of the same shape: the compiled code is loaded, and it samples the new data's
+    # posterior, not the first data's (the data is read at run time).
+    X2, y2 = _data(3, seed=1)
+    X2[y2 == 0, 0] = 1  # feature 0 on in every class-0 document
+    spec, second = _compile(X2, y2)
+    assert _hits(second) == (1, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SamplingWarning)
+        trace = nutpie.sample(
+            second.with_data(**spec.data),
+            draws=1000,
+            tune=500,
+            chains=2,
+            seed=3,
+            progress_bar=False,
+        )
+    draws = trace.posterior["feature_prob"].values.reshape(-1, 2, 3)
+    exact = BernoulliNB().fit(X2, y2)
+    counts = np.array([X2[y2 == c].sum(0) for c in (0, 1)])
+    n = np.array([(y2 == c).sum() for c in (0, 1)])[:, None]
+    mean = (counts + exact.alpha) / (n + 2 * exact.alpha)  # Beta(α + k, α + n - k)
+    sd = np.sqrt(mean * (1 - mean) / (n + 2 * exact.alpha + 1))
+    # 2,000 draws, an ESS of a few hundred at least: 5 MCSE is about 0.3 sd
+    np.testing.assert_array_less(np.abs(draws.mean(0) - mean), 0.3 * sd)
+    assert draws[:, 0, 0].mean() > 0.95  # the first data (seed 0) would give about 0.2-0.8
+
+    # Another number of features: another key, compiled afresh, nothing overwritten.
+    _, other = _compile(*_data(4, seed=0))
+    assert _hits(other) == (0, 0)
+    now = set(os.listdir(cache_dir()))
+    assert set(saved) <= now and len([f for f in now if f.endswith(".nbi")]) == 4
+
+
+def test_cache_refused_in_a_shared_directory(tmp_path, monkeypatch):
+    from bayesnb.compiled import _private_dir
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert _private_dir() == cache_dir()
+    os.chmod(cache_dir(), 0o777)  # anyone could plant code there
+    assert _private_dir() is None
+    os.chmod(cache_dir(), 0o700)
+    os.chmod(cache_dir().parent, 0o777)
+    assert _private_dir() is None
