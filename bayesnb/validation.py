@@ -32,6 +32,7 @@ __all__ = [
     "ESTIMATES",
     "MISSING",
     "MissingValueWarning",
+    "NotAnIntegerError",
     "check_X",
     "check_X_y",
     "check_alpha",
@@ -57,13 +58,19 @@ def check_estimate(estimate: str) -> str:
     return estimate
 
 
+class NotAnIntegerError(TypeError, ValueError):
+    """A non-integer argument where an integer is needed: a TypeError (its type) that is also
+    a ValueError (a bad argument value), so that callers catching either see it."""
+
+
 def check_int(value, name: str, minimum: int = 1) -> int:
     """``value`` as an int, refused unless it is an integer (not a bool) ``>= minimum``.
 
     Raises
     ------
-    TypeError
-        ``value`` is not an integer (a float such as 2.0 included, or a bool).
+    NotAnIntegerError
+        ``value`` is not an integer (a float such as 2.0 included, or a bool): both a
+        TypeError and a ValueError.
     ValueError
         ``value`` is below ``minimum``.
     """
@@ -71,7 +78,7 @@ def check_int(value, name: str, minimum: int = 1) -> int:
         minimum, f"an integer >= {minimum}"
     )
     if not isinstance(value, Integral) or isinstance(value, bool):
-        raise TypeError(f"{name} must be {what}, got {value!r}")
+        raise NotAnIntegerError(f"{name} must be {what}, got {value!r}")
     if value < minimum:
         raise ValueError(f"{name} must be {what}, got {value!r}")
     return int(value)
