@@ -364,11 +364,11 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         self._store_learned("alpha_", value)
 
     def _compute_alpha(self):
-        from bayesnb.evidence import _learn_alpha
+        from bayesnb.evidence import learn_alpha
 
         alpha = self.alpha
         if isinstance(alpha, str) and alpha == "evidence":
-            return _learn_alpha(self)
+            return learn_alpha(self)
         if isinstance(alpha, str) and alpha == "loo":
             return self._loo_alpha()
         self._check_alpha_value(alpha)

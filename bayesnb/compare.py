@@ -13,7 +13,6 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable, Mapping
-from numbers import Integral
 
 import numpy as np
 import xarray as xr
@@ -23,7 +22,7 @@ from sklearn.model_selection import check_cv
 
 from bayesnb.families import family_of, has_family
 from bayesnb.families._protocol import Unsupported
-from bayesnb.validation import ESTIMATES
+from bayesnb.validation import ESTIMATES, check_int
 
 __all__ = ["LOO_METHODS", "METRICS", "all_estimates", "compare", "expected_calibration_error"]
 
@@ -249,10 +248,8 @@ def _evaluate(
 
 def _check_posteriors(posteriors, names, cv, loo: bool, loo_draws) -> dict:
     """``posteriors`` as a dict of names among ``names``; refuse what compare cannot use."""
-    if loo and (
-        not isinstance(loo_draws, Integral) or isinstance(loo_draws, bool) or loo_draws < 1
-    ):
-        raise ValueError(f"loo_draws must be a positive integer, got {loo_draws!r}")
+    if loo:
+        check_int(loo_draws, "loo_draws")
     if posteriors is None:
         return {}
     if not isinstance(posteriors, Mapping):

@@ -42,7 +42,8 @@ __all__ = [
 ]
 
 _GLOB_CHARS = frozenset("*?[")
-_LABEL, _TEXT = "label", "text"
+# The columns of a CSV corpus: one document per row.
+LABEL_COLUMN, TEXT_COLUMN = "label", "text"
 # Names a warning or an error shows; the rest are counted.
 _NAMED = 3
 
@@ -373,11 +374,11 @@ def _csv_chunks(
             ).columns
         except pd.errors.EmptyDataError:
             raise ValueError(f"CSV file {str(path)!r} is empty") from None
-        missing = [c for c in (_LABEL, _TEXT) if c not in header]
+        missing = [c for c in (LABEL_COLUMN, TEXT_COLUMN) if c not in header]
         if missing:
             raise ValueError(
-                f"CSV file {str(path)!r} lacks the column(s) {missing}; it needs '{_LABEL}' "
-                f"and '{_TEXT}' columns, found {list(header)}"
+                f"CSV file {str(path)!r} lacks the column(s) {missing}; it needs '{LABEL_COLUMN}' "
+                f"and '{TEXT_COLUMN}' columns, found {list(header)}"
             )
         reader = pd.read_csv(
             path,
@@ -395,11 +396,11 @@ def _csv_chunks(
             box[0] += box_chunk[0]
             if frame is None:
                 break
-            unlabelled = missing_labels(frame[_LABEL])
+            unlabelled = missing_labels(frame[LABEL_COLUMN])
             if unlabelled.size:
-                raise unlabelled_error(path, row + unlabelled, _LABEL, log)
-            if _TEXT in columns:
-                for i in empty_texts(frame[_TEXT]):
+                raise unlabelled_error(path, row + unlabelled, LABEL_COLUMN, log)
+            if TEXT_COLUMN in columns:
+                for i in empty_texts(frame[TEXT_COLUMN]):
                     log.empty.add((path, row + int(i)))
             row += len(frame)
             yield frame
@@ -421,14 +422,14 @@ def chunks(
     files: Iterable[Path],
     chunk_size: int,
     log: CorpusLog,
-    columns: tuple[str, ...] = (_LABEL, _TEXT),
+    columns: tuple[str, ...] = (LABEL_COLUMN, TEXT_COLUMN),
 ) -> Iterator[tuple[np.ndarray, list[str] | None]]:
     """``(raw labels, texts)`` of at most ``chunk_size`` documents at a time, in file order.
 
     Raw labels are strings (class folder names, or a CSV's label text); texts are None when
     only the label column is asked for. What the reading meets goes to ``log``.
     """
-    want_text = _TEXT in columns
+    want_text = TEXT_COLUMN in columns
     labels: list[str] = []
     texts: list[str] = []
     for path in files:
@@ -438,8 +439,8 @@ def chunks(
                 labels, texts = [], []
             frames = _csv_chunks(path, chunk_size, log, columns)
             for frame in _named_errors(frames, path, log.encoding):
-                raw = frame[_LABEL].to_numpy(dtype=object).astype(str)
-                text = frame[_TEXT].fillna("").astype(str).tolist() if want_text else None
+                raw = frame[LABEL_COLUMN].to_numpy(dtype=object).astype(str)
+                text = frame[TEXT_COLUMN].fillna("").astype(str).tolist() if want_text else None
                 yield raw, text
             continue
         labels.append(label_of(path))

@@ -19,7 +19,7 @@ import arviz as az
 import numpy as np
 import xarray as xr
 
-__all__ = ["DIMS", "layout_attrs", "layout_coords", "to_datatree"]
+__all__ = ["DIMS", "layout_attrs", "layout_coords", "posterior_values", "to_datatree"]
 
 # Dims of every variable the layout knows (sample dims chain/draw are prepended by ArviZ).
 DIMS: dict[str, list[str]] = {
@@ -122,3 +122,38 @@ def to_datatree(
         dims={k: v for k, v in all_dims.items() if k in used},
         attrs={"posterior": layout_attrs(est, estimate=estimate, inference=inference)},
     )
+
+
+def posterior_values(est, posterior: xr.DataTree, var_names) -> dict[str, np.ndarray]:
+    """``name -> (chain, draw, ...)`` draws from a tree in the bayesnb layout, checked.
+
+    The root ``posterior`` group holds the class prior and a single model's variables (those
+    of ``var_names`` it has); a composite's blocks are child trees with their own
+    ``posterior`` groups, read as ``"{block}/{var}"`` (the keys
+    :func:`bayesnb.draws.posterior_draws` gives them). ``est`` (fitted) gives the number of
+    classes ``class_prior`` must have.
+    """
+    if not isinstance(posterior, xr.DataTree) or "posterior" not in posterior.children:
+        raise TypeError(
+            "posterior must be a DataTree with a 'posterior' group in the bayesnb layout (the "
+            f"result of fit_pymc or sample_posterior), got {type(posterior).__name__}"
+        )
+    root = posterior["posterior"].to_dataset()
+    if "class_prior" not in root:
+        raise ValueError("posterior: the 'posterior' group holds no 'class_prior' draws")
+    names = [v for v in var_names if v in root.data_vars] or ["class_prior"]
+    values = {name: np.asarray(root[name].values) for name in names}
+    for block, child in posterior.children.items():
+        if block != "posterior" and "posterior" in child.children:
+            ds = child["posterior"].to_dataset()
+            values |= {f"{block}/{v}": np.asarray(ds[v].values) for v in ds.data_vars}
+    pi = values["class_prior"]
+    if pi.ndim != 3 or pi.shape[-1] != len(est.classes_):
+        raise ValueError(
+            f"posterior: class_prior has shape {pi.shape}, expected (chain, draw, "
+            f"{len(est.classes_)}) for this estimator's {len(est.classes_)} classes"
+        )
+    bad = [k for k, v in values.items() if v.shape[:2] != pi.shape[:2]]
+    if bad:
+        raise ValueError(f"posterior: {bad} do not have class_prior's (chain, draw) shape")
+    return values

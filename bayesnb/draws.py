@@ -40,8 +40,6 @@ streams, the class prior, the DataTree assembly); each family's own variables co
 
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
 import xarray as xr
 
@@ -54,7 +52,7 @@ from bayesnb.families.poisson.sampling import PoissonSampling
 from bayesnb.pipeline import final_estimator
 from bayesnb.posterior.sampling import class_prior_draws, inverse_wishart_draws, with_estimate
 from bayesnb.posterior.summary import beta_summary
-from bayesnb.validation import check_class_prior, check_estimate, check_fitted
+from bayesnb.validation import check_class_prior, check_estimate, check_fitted, check_int
 
 __all__ = [
     "GDA_VAR_NAMES",
@@ -115,19 +113,11 @@ def _check_features(est, features) -> np.ndarray | None:
     return idx
 
 
-def _check_positive_int(value, name: str) -> int:
-    if not isinstance(value, Integral) or isinstance(value, bool):
-        raise TypeError(f"{name} must be a positive integer, got {value!r}")
-    if value <= 0:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
-
-
 def _check_draws(est, draws, chains):
     """The family of fitted ``est`` and the checked numbers of draws and chains."""
     fam = _family(est)
     check_fitted(est)
-    return fam, _check_positive_int(draws, "draws"), _check_positive_int(chains, "chains")
+    return fam, check_int(draws, "draws"), check_int(chains, "chains")
 
 
 # -- point estimates ---------------------------------------------------------------------------

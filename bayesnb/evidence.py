@@ -152,8 +152,9 @@ def feature_log_evidence(est) -> float:
     return family.feature_log_evidence(est)
 
 
-def _learn_alpha(est):
-    """The feature concentration maximising the evidence (``alpha="evidence"``)."""
+def learn_alpha(est):
+    """The feature concentration maximising the evidence of fitted ``est``
+    (``alpha="evidence"``); ``est.alpha_`` is left holding a placeholder, to be replaced."""
     family = _family(est)
     est.alpha_ = 1.0  # placeholder: only the counts of the posterior are read below
     return family.learn_alpha(est)

@@ -47,14 +47,12 @@ a ColumnwiseNB asks its blocks'). The shared kernels (document lengths, the Pól
 
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
 import scipy.sparse as sp
 
 from bayesnb.families import family_of
 from bayesnb.posterior.documents import polya_urn
-from bayesnb.validation import check_fitted
+from bayesnb.validation import check_fitted, check_int
 
 __all__ = ["polya_urn", "replicate_documents", "sample"]
 
@@ -86,8 +84,7 @@ def sample(est, n: int, random_seed=None) -> tuple[np.ndarray | sp.csr_matrix, n
 def _draw_labels(est, n: int, random_seed) -> tuple[np.random.Generator, np.ndarray]:
     """The generator of ``random_seed`` and ``n`` class codes drawn from the class prior."""
     check_fitted(est)
-    if not isinstance(n, Integral) or isinstance(n, bool) or n < 0:
-        raise ValueError(f"n must be a non-negative integer, got {n!r}")
+    check_int(n, "n", 0)
     rng = np.random.default_rng(random_seed)
     p = np.exp(est.class_log_prior_)
     return rng, rng.choice(p.shape[0], size=int(n), p=p / p.sum())

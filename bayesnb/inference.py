@@ -26,7 +26,6 @@ import os
 import time
 import warnings
 from collections import OrderedDict
-from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -35,6 +34,7 @@ import xarray as xr
 from bayesnb.datatree import to_datatree
 from bayesnb.families import family_of
 from bayesnb.pymc_models import ModelSpec, check_likelihood, model_spec
+from bayesnb.validation import check_int
 
 __all__ = ["SamplingWarning", "clear_cache", "fit_pymc"]
 
@@ -51,12 +51,6 @@ def clear_cache() -> None:
     """Forget the compiled nutpie models of this process (the disk cache of
     :mod:`bayesnb.compiled` stays: the next fit of a shape loads from it)."""
     _CACHE.clear()
-
-
-def _check_count(value, name: str, minimum: int) -> int:
-    if not isinstance(value, Integral) or isinstance(value, bool) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
 
 
 def _choose_sampler(nuts_sampler: str | None) -> str:
@@ -218,12 +212,12 @@ def fit_pymc(
         One warning when there are divergent transitions or parameters with R-hat > 1.01,
         naming both counts.
     """
-    draws = _check_count(draws, "draws", 1)
-    tune = _check_count(tune, "tune", 0)
-    chains = _check_count(chains, "chains", 1)
+    draws = check_int(draws, "draws")
+    tune = check_int(tune, "tune", 0)
+    chains = check_int(chains, "chains")
     check_likelihood(likelihood)
     sampler = _choose_sampler(nuts_sampler)
-    cores = min(chains, os.cpu_count() or 1) if cores is None else _check_count(cores, "cores", 1)
+    cores = min(chains, os.cpu_count() or 1) if cores is None else check_int(cores, "cores")
     spec = model_spec(est, X, y, likelihood, alpha_prior=alpha_prior, sample_weight=sample_weight)
     _check_trace_bytes(spec, draws, chains, log_likelihood, max_bytes)
     run = _sample_nutpie if sampler == "nutpie" else _sample_pymc
@@ -349,18 +343,19 @@ def _label_log_likelihood(
     """log p(y_i | x_i, θ) for every draw and training document, shape (chain, draw, doc).
 
     The draws are scored by the same code as the exact draws of :mod:`bayesnb.loo`
-    (``_draws_jll``: a ColumnwiseNB sums its blocks' terms, each block scoring its
+    (``Family.loo_draws_jll``: a ColumnwiseNB sums its blocks' terms, each block scoring its
     ``"{block}/{var}"`` draws), in blocks of draws of about ``max_bytes``, on the documents
     and labels the model was declared on (``spec.X``, ``spec.codes``: integer weights
     expanded; the PyMC path takes complete data only, so nothing is missing:
     ``spec.missing``).
     """
-    from bayesnb.loo import _cells_per_draw, _draws_jll, _label_terms
+    from bayesnb.loo import label_log_proba
 
+    fam = family_of(est, "bayesnb.inference")
     pi = posterior["class_prior"]
     n_chains, n_draws, _ = pi.shape
     codes = spec.codes
-    per_draw = 8.0 * _cells_per_draw(est, codes.size)
+    per_draw = 8.0 * fam.loo_cells_per_draw(est, codes.size)
     block = int(max(1, min(n_draws, max_bytes // per_draw)))
     out = np.empty((n_chains, n_draws, codes.size))
     for chain in range(n_chains):
@@ -369,8 +364,8 @@ def _label_log_likelihood(
             with np.errstate(divide="ignore"):
                 log_pi = np.log(pi[chain, part])
             values = {k: v[chain, part] for k, v in posterior.items() if k != "class_prior"}
-            jll = _draws_jll(est, spec.X, spec.missing, values)
-            out[chain, part] = _label_terms(jll + log_pi[None], log_pi, codes).T
+            jll = fam.loo_draws_jll(est, spec.X, spec.missing, values)
+            out[chain, part] = label_log_proba(jll + log_pi[None], log_pi, codes).T
     return out
 
 

@@ -31,7 +31,7 @@ The marginals, their moments and their draws come from the model's family (the
 from __future__ import annotations
 
 from collections.abc import Sequence
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import pandas as pd
@@ -39,7 +39,7 @@ import pandas as pd
 from bayesnb.families import Family, family_of, get, has_family
 from bayesnb.families import names as family_names
 from bayesnb.pipeline import final_estimator
-from bayesnb.validation import check_fitted
+from bayesnb.validation import check_fitted, check_int
 
 __all__ = ["most_informative_features"]
 
@@ -189,12 +189,10 @@ def most_informative_features(
     family = _family(est)
     check_fitted(est)
     marg = family.informative_marginals(est)
-    if isinstance(n, bool) or not isinstance(n, Integral) or n < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
+    check_int(n, "n")
     if isinstance(ci_prob, bool) or not isinstance(ci_prob, Real) or not 0 < ci_prob < 1:
         raise ValueError(f"ci_prob must be a probability strictly between 0 and 1, got {ci_prob!r}")
-    if isinstance(draws, bool) or not isinstance(draws, Integral) or draws < 100:
-        raise ValueError(f"draws must be an integer >= 100, got {draws!r}")
+    check_int(draws, "draws", 100)
     labels = np.asarray(est.classes_)
     pairs = _pairs(classes, labels)
     names = _names(est, feature_names)

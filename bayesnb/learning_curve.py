@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import xarray as xr
 from sklearn.base import clone
 from sklearn.exceptions import FitFailedWarning
 from sklearn.utils import check_random_state
+
+from bayesnb.validation import check_int
 
 __all__ = ["learning_curve"]
 
@@ -117,8 +119,7 @@ def learning_curve(
     from sklearn.model_selection import train_test_split
 
     named = _named(estimators)
-    if not isinstance(n_repeats, Integral) or isinstance(n_repeats, bool) or n_repeats < 1:
-        raise ValueError(f"n_repeats must be an integer >= 1, got {n_repeats!r}")
+    check_int(n_repeats, "n_repeats")
     if not isinstance(test_size, Real) or not 0 < test_size < 1:
         raise ValueError(f"test_size must be a fraction in (0, 1), got {test_size!r}")
     X = X if hasattr(X, "iloc") else np.asarray(X)

@@ -16,35 +16,32 @@ sized by ``max_bytes``, so a large vocabulary never holds all draws at once.
 from __future__ import annotations
 
 import re
-from numbers import Integral
 
 import numpy as np
 import xarray as xr
-from scipy.special import logsumexp
 
-from bayesnb.datatree import to_datatree
+from bayesnb.datatree import posterior_values, to_datatree
 from bayesnb.draws import posterior_draws
 from bayesnb.families import family_of
-from bayesnb.validation import check_fitted, encode_labels
+from bayesnb.scoring.softmax import prior_fallback
+from bayesnb.validation import check_fitted, check_int, encode_labels
 
 __all__ = ["label_log_likelihood", "label_log_likelihood_draws", "psis_loo", "short_warning"]
 
 _WHERE = "bayesnb.loo"
 
 
-def _cells_per_draw(est, n_docs: int) -> int:
-    """Float64 cells one draw occupies while it is scored (parameters plus scores)."""
-    return family_of(est, _WHERE).loo_cells_per_draw(est, n_docs)
-
-
-def _label_terms(joint: np.ndarray, log_pi: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """log p(y_i | x_i) from joint log densities (N, m, K): shape (N, m).
+def label_log_proba(joint: np.ndarray, log_pi: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """log p(y_i | x_i) from joint log densities (N, m, K) of m draws: shape (N, m).
 
     Written as ``−log(1 + Σ_{c≠y} exp(d_c))`` with ``d_c = joint_c − joint_y``, through
     ``log1p`` when the true class is the most probable: a confident, correct prediction then
     keeps its tiny log-loss (−1e−30, say) instead of rounding to exactly 0, which would leave
-    PSIS a constant tail.
+    PSIS a constant tail. A document impossible under every class of a draw (a Beta draw of
+    exactly 0 or 1) is scored by that draw's class prior ``log_pi`` (m, K), as prediction
+    scores it (:func:`bayesnb.scoring.softmax.prior_fallback`).
     """
+    joint = prior_fallback(joint, log_pi[None])
     rows = np.arange(codes.size)
     own = joint[rows, :, codes]
     with np.errstate(invalid="ignore", over="ignore"):
@@ -53,65 +50,8 @@ def _label_terms(joint: np.ndarray, log_pi: np.ndarray, codes: np.ndarray) -> np
         top = np.maximum(d.max(axis=2), 0.0)
         rest = np.exp(d - top[..., None]).sum(axis=2)
         out = np.where(top > 0, -(top + np.log(np.exp(-top) + rest)), -np.log1p(rest))
-    finite = np.isfinite(joint).any(axis=2)
-    out[np.isneginf(own) & finite] = -np.inf  # the label is impossible, another class is not
-    dead = ~finite
-    if dead.any():
-        # A document impossible under every class of a draw (a Beta draw of exactly 0 or 1):
-        # its label falls back to the class prior of that draw, as prediction does.
-        i, s = np.nonzero(dead)
-        out[i, s] = log_pi[s, codes[i]] - logsumexp(log_pi[s], axis=1)
+    out[np.isneginf(own)] = -np.inf  # the label is impossible, another class is not
     return out
-
-
-def _scoring_view(est, Xc):
-    """Validated X as the draws score it, and its missing-cell indicator (or None).
-
-    A ColumnwiseNB gives its blocks' views (same container) and a list of indicators.
-    """
-    return family_of(est, _WHERE).loo_view(est, Xc)
-
-
-def _draws_jll(est, Xc, M, values: dict) -> np.ndarray:
-    """log p(x_i | c, θ_s) of draws ``values`` (name -> (draws, ...)): (n_docs, draws, K).
-
-    ``Xc`` and ``M`` come from :func:`_scoring_view`. A ColumnwiseNB sums its blocks' terms,
-    each block scoring its ``"{block}/{var}"`` draws.
-    """
-    return family_of(est, _WHERE).loo_draws_jll(est, Xc, M, values)
-
-
-def _posterior_values(est, fam, posterior: xr.DataTree) -> dict[str, np.ndarray]:
-    """``name -> (chain, draw, ...)`` from a tree in the bayesnb layout.
-
-    The root ``posterior`` group holds the class prior and a single model's variables; a
-    composite's blocks are child trees with their own ``posterior`` groups, read as
-    ``"{block}/{var}"`` (the keys :func:`bayesnb.draws.posterior_draws` gives them).
-    """
-    if not isinstance(posterior, xr.DataTree) or "posterior" not in posterior.children:
-        raise TypeError(
-            "posterior must be a DataTree with a 'posterior' group in the bayesnb layout (the "
-            f"result of fit_pymc or sample_posterior), got {type(posterior).__name__}"
-        )
-    root = posterior["posterior"].to_dataset()
-    if "class_prior" not in root:
-        raise ValueError("posterior: the 'posterior' group holds no 'class_prior' draws")
-    names = [v for v in fam.var_names if v in root.data_vars] or ["class_prior"]
-    values = {name: np.asarray(root[name].values) for name in names}
-    for block, child in posterior.children.items():
-        if block != "posterior" and "posterior" in child.children:
-            ds = child["posterior"].to_dataset()
-            values |= {f"{block}/{v}": np.asarray(ds[v].values) for v in ds.data_vars}
-    pi = values["class_prior"]
-    if pi.ndim != 3 or pi.shape[-1] != len(est.classes_):
-        raise ValueError(
-            f"posterior: class_prior has shape {pi.shape}, expected (chain, draw, "
-            f"{len(est.classes_)}) for this estimator's {len(est.classes_)} classes"
-        )
-    bad = [k for k, v in values.items() if v.shape[:2] != pi.shape[:2]]
-    if bad:
-        raise ValueError(f"posterior: {bad} do not have class_prior's (chain, draw) shape")
-    return values
 
 
 def label_log_likelihood_draws(
@@ -138,16 +78,16 @@ def label_log_likelihood_draws(
     fam = family_of(est, _WHERE)  # an unsupported type is a TypeError before any other check
     check_fitted(est)
     if posterior is not None:
-        values = _posterior_values(est, fam, posterior)
+        values = posterior_values(est, posterior, fam.var_names)
         # (chain, draw, ...) -> (chain · draw, ...): the draws are scored in that order.
         values = {k: v.reshape(-1, *v.shape[2:]) for k, v in values.items()}
         draws = values["class_prior"].shape[0]
-    elif not isinstance(draws, Integral) or isinstance(draws, bool) or draws < 1:
-        raise ValueError(f"draws must be a positive integer, got {draws!r}")
+    else:
+        draws = check_int(draws, "draws")
     if not (isinstance(max_bytes, int | float) and max_bytes > 0):
         raise ValueError(f"max_bytes must be a positive number, got {max_bytes!r}")
     Xc, yc = est._check_input(X, y, reset=False)
-    Xc, M = _scoring_view(est, Xc)
+    Xc, M = fam.loo_view(est, Xc)
     _, codes = encode_labels(yc, est.classes_)
     n_docs = codes.size
     need = 8.0 * draws * (n_docs + len(est.classes_))
@@ -157,7 +97,7 @@ def label_log_likelihood_draws(
             f"classes) × 8 bytes), above max_output_bytes={max_output_bytes:.3g}. Use fewer "
             "draws or documents, or raise max_output_bytes."
         )
-    per_draw = 8.0 * _cells_per_draw(est, n_docs)
+    per_draw = 8.0 * fam.loo_cells_per_draw(est, n_docs)
     block = int(max(1, min(draws, max_bytes // per_draw)))
     rng = np.random.default_rng(random_seed)
     log_lik = np.empty((draws, n_docs))
@@ -172,9 +112,9 @@ def label_log_likelihood_draws(
         pi = part["class_prior"]
         with np.errstate(divide="ignore"):
             log_pi = np.log(pi)
-        jll = _draws_jll(est, Xc, M, part)
+        jll = fam.loo_draws_jll(est, Xc, M, part)
         joint = jll + log_pi[None]
-        log_lik[start : start + m] = _label_terms(joint, log_pi, codes).T
+        log_lik[start : start + m] = label_log_proba(joint, log_pi, codes).T
         class_prior[start : start + m] = pi
     return log_lik, class_prior
 

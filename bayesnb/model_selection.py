@@ -16,7 +16,6 @@ scores every document under the model without it in O(nonzeros of the document)
 from __future__ import annotations
 
 import time
-import warnings
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -31,6 +30,7 @@ from bayesnb.families._crossval import (
     loo_class_log_prior,
     loo_joint,
 )
+from bayesnb.scoring.softmax import prior_fallback
 from bayesnb.validation import check_sample_weight, encode_labels
 
 if TYPE_CHECKING:
@@ -136,25 +136,11 @@ def _is_loo(splits, n: int) -> bool:
     )
 
 
-def _prior_fallback(joint: np.ndarray, prior: np.ndarray, stacklevel: int = 4) -> np.ndarray:
-    """``joint`` with rows impossible under every class replaced by their class log-prior."""
-    # Looked for row by row only when some cell is not finite (two whole-array reductions
-    # are much faster than a maximum per row).
-    if joint.size == 0 or (joint.min() > -np.inf and joint.max() < np.inf):
-        return joint
-    dead = ~np.isfinite(joint.max(axis=1))
-    if not dead.any():
-        return joint
-    # Impossible under every class: a refit falls back to its class prior (and warns).
-    warnings.warn(
-        f"{int(dead.sum())} document(s) have probability 0 under every class of the "
-        "model without them; their predictions fall back to the class prior",
-        RuntimeWarning,
-        stacklevel=stacklevel,
-    )
-    joint = joint.copy()
-    joint[dead] = prior[dead]
-    return joint
+# Impossible under every class of the model without them: a refit falls back to its prior.
+_LOO_FALLBACK = (
+    "{n} document(s) have probability 0 under every class of the model without them; their "
+    "predictions fall back to the class prior"
+)
 
 
 def _as_method(joint: np.ndarray, prior: np.ndarray, method: str, classes) -> np.ndarray:
@@ -163,7 +149,7 @@ def _as_method(joint: np.ndarray, prior: np.ndarray, method: str, classes) -> np
 
     if method == "predict_joint_log_proba":
         return joint
-    joint = _prior_fallback(joint, prior)
+    joint = prior_fallback(joint, prior, _LOO_FALLBACK)
     prior = np.zeros(joint.shape[1])  # unused: no row is impossible now
     if method == "predict_log_proba":
         return normalize_log_proba(joint, prior)
@@ -313,9 +299,7 @@ def _in_sample(folds: _Folds) -> np.ndarray:
     """log p(y_i | x_i, D) of every training document under the full fit (for p_loo)."""
     full = folds.full
     joint = folds.family.log_likelihood(full, folds.Xv) + full.class_log_prior_
-    dead = ~np.isfinite(joint.max(axis=1))
-    if dead.any():  # impossible under every class: scored by the class prior, as predict does
-        joint[dead] = full.class_log_prior_
+    joint = prior_fallback(joint, full.class_log_prior_)  # as predict scores impossible rows
     return label_log_likelihood(joint, folds.codes)
 
 
@@ -348,6 +332,6 @@ def elpd_loo(estimator, X, y, *, sample_weight=None) -> ELPD:
     scored = joint
     if not np.all(np.isfinite(joint.max(axis=1))):
         prior = loo_class_log_prior(folds.full, folds.codes, folds.w)
-        scored = _prior_fallback(joint, prior, stacklevel=3)
+        scored = prior_fallback(joint, prior, _LOO_FALLBACK)
     point = label_log_likelihood(scored, folds.codes)
     return ELPD.from_pointwise(point, _in_sample(folds), joint, warning=scored is not joint)

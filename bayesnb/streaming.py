@@ -38,8 +38,8 @@ from sklearn.base import clone
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
 
 from bayesnb.corpora import (
-    _LABEL,
-    _TEXT,
+    LABEL_COLUMN,
+    TEXT_COLUMN,
     CorpusLog,
     chunks,
     is_csv,
@@ -51,7 +51,7 @@ from bayesnb.corpora import (
 from bayesnb.corpora import (
     CorpusWarning as CorpusWarning,  # re-exported (documented in bayesnb.datasets)
 )
-from bayesnb.validation import check_classes
+from bayesnb.validation import check_classes, check_int
 
 __all__ = [
     "DEFAULT_N_FEATURES",
@@ -112,7 +112,7 @@ def _kind_of(classes: np.ndarray) -> str:
 
 
 # -- progress --------------------------------------------------------------------------------
-class _Progress:
+class DocumentProgress:
     """Documents read and documents/s on stderr: at most one line per ``interval`` seconds
     (rewritten in place with ``\\r`` on a terminal), then one summary line."""
 
@@ -176,13 +176,6 @@ class _Progress:
             f"({self.rate:,.0f} documents/s)",
             final=True,
         )
-
-
-def _check_chunk_size(chunk_size) -> None:
-    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int | np.integer):
-        raise TypeError(f"chunk_size must be an integer >= 1, got {chunk_size!r}")
-    if chunk_size < 1:
-        raise ValueError(f"chunk_size must be an integer >= 1, got {chunk_size!r}")
 
 
 def _check_n_classes(classes: np.ndarray) -> None:
@@ -262,7 +255,7 @@ def scan_files(
     FileNotFoundError, ValueError
         As :func:`fit_files`; a ValueError also when the documents hold no word.
     """
-    _check_chunk_size(chunk_size)
+    check_int(chunk_size, "chunk_size")
     if vectorizer is None:
         vectorizer = CountVectorizer()
     if vocabulary:
@@ -286,7 +279,7 @@ def scan_files(
     log = CorpusLog(encoding, errors) if _log is None else _log
     files = list_files(source, log)
     csv_only = all(is_csv(p) for p in files)
-    columns = (_LABEL, _TEXT) if vocabulary else (_LABEL,)
+    columns = (LABEL_COLUMN, TEXT_COLUMN) if vocabulary else (LABEL_COLUMN,)
     words: set[str] = set()
     raw_labels: set[str] = set()
     n_docs = 0
@@ -297,7 +290,7 @@ def scan_files(
         files_read = [p for p in files if is_csv(p)]
     else:
         files_read = files
-    bar = _Progress("scan", None, progress)
+    bar = DocumentProgress("scan", None, progress)
     try:
         for labels, texts in chunks(files_read, chunk_size, log, columns):
             raw_labels.update(labels.tolist())
@@ -407,14 +400,14 @@ def fit_files(
     CorpusWarning
         As :func:`scan_files`: undecodable files, empty documents, entries not read.
     """
-    from bayesnb.distributed.chunks import _check_vectorizer, name_by_vocabulary
-    from bayesnb.distributed.reduce import _chunk_statistics
+    from bayesnb.distributed.chunks import check_vectorizer, name_by_vocabulary
+    from bayesnb.distributed.reduce import chunk_statistics
 
-    _check_chunk_size(chunk_size)
+    check_int(chunk_size, "chunk_size")
     if not hasattr(estimator, "_statistics"):
         raise TypeError(f"{type(estimator).__name__} is not a bayesnb estimator; it cannot stream")
     vectorizer = default_vectorizer() if vectorizer is None else vectorizer
-    _check_vectorizer(vectorizer, estimator)
+    check_vectorizer(vectorizer, estimator)
     estimator._check_params()
     log = CorpusLog(encoding, errors)
     if classes is None:
@@ -451,11 +444,11 @@ def fit_files(
     estimator.n_features_in_ = n_features
     estimator._reset_counts(n_features)
 
-    bar = _Progress("fit", total, progress)
+    bar = DocumentProgress("fit", total, progress)
     try:
         for i, (labels, texts) in enumerate(chunks(files, chunk_size, log)):
             X = vectorizer.transform(texts)
-            stats = _chunk_statistics(shell, X, _typed(labels, kind), None, i, False)
+            stats = chunk_statistics(shell, X, _typed(labels, kind), None, i, False)
             if stats is not None:
                 estimator._merge_statistics(stats)
             bar.update(len(texts))

@@ -186,19 +186,20 @@ def check_chain_rule(estimator, X, y, **_) -> None:
 def check_predictive(estimator, X, y, *, draws: int, random_seed: int) -> None:
     """The "bayes" joint log-probability is the MC average of p(x, c | θ) over exact draws."""
     from bayesnb.draws import posterior_draws
-    from bayesnb.loo import _draws_jll, _scoring_view  # (est, Xc, M, values), (est, Xc)
 
     est = clone(estimator).fit(X, y)
-    if not family_of(est).closed_form_predictive(est):
+    fam = family_of(est)
+    if not fam.closed_form_predictive(est):
         return
     est.set_params(estimate="bayes")
     Xt = _rows(X, list(range(min(6, _n_rows(X)))))
     exact = est.predict_joint_log_proba(Xt)
     values = posterior_draws(est, draws=draws, chains=1, random_seed=random_seed)
-    Xc, M = _scoring_view(est, est._check_input(Xt, reset=False))
+    Xc, M = fam.loo_view(est, est._check_input(Xt, reset=False))
     with np.errstate(divide="ignore"):
         log_pi = np.log(values["class_prior"][0])
-    joint = _draws_jll(est, Xc, M, {k: v[0] for k, v in values.items()}) + log_pi[None]
+    values = {k: v[0] for k, v in values.items()}
+    joint = fam.loo_draws_jll(est, Xc, M, values) + log_pi[None]
     mc = logsumexp(joint, axis=1) - np.log(draws)
     w = np.exp(joint - joint.max(axis=1, keepdims=True))
     se = w.std(axis=1) / (np.sqrt(draws) * w.mean(axis=1))  # delta method for log of a mean

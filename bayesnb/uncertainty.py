@@ -17,41 +17,28 @@ document and class, ``az.summary(tree, group="predictions")`` means, sds and dia
 
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
 import xarray as xr
 
-from bayesnb.datatree import layout_attrs, layout_coords
+from bayesnb.datatree import layout_attrs, layout_coords, posterior_values
 from bayesnb.draws import posterior_draws
 from bayesnb.families import family_of
-from bayesnb.loo import _cells_per_draw, _draws_jll, _posterior_values, _scoring_view
-from bayesnb.validation import check_fitted
+from bayesnb.scoring.softmax import prior_fallback
+from bayesnb.validation import check_fitted, check_int
 
 __all__ = ["predict_proba_draws"]
 
 _WHERE = "bayesnb.uncertainty"
 
 
-def _positive_int(value, name: str) -> int:
-    if not isinstance(value, Integral) or isinstance(value, bool) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
-
-
 def _class_proba(joint: np.ndarray, log_pi: np.ndarray) -> np.ndarray:
     """Softmax over classes of joint log densities (n, m, K), in log space.
 
     A document impossible under every class of a draw (a Beta draw of exactly 0 or 1) falls
-    back to that draw's class prior, as prediction falls back to the class prior.
+    back to that draw's class prior (:func:`bayesnb.scoring.softmax.prior_fallback`).
     """
-    top = joint.max(axis=2, keepdims=True)
-    dead = ~np.isfinite(top[..., 0])
-    if dead.any():
-        i, s = np.nonzero(dead)
-        joint[i, s] = log_pi[s]
-        top = joint.max(axis=2, keepdims=True)
-    joint -= top
+    joint = prior_fallback(joint, log_pi)
+    joint -= joint.max(axis=2, keepdims=True)
     np.exp(joint, out=joint)
     joint /= joint.sum(axis=2, keepdims=True)
     return joint
@@ -104,14 +91,14 @@ def predict_proba_draws(
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, int | float) or max_bytes <= 0:
         raise ValueError(f"max_bytes must be a positive number, got {max_bytes!r}")
     Xc = est._check_input(X, reset=False)
-    Xc, M = _scoring_view(est, Xc)
+    Xc, M = fam.loo_view(est, Xc)
     n_docs, k = Xc.shape[0], len(est.classes_)
     if posterior is not None:
-        values = _posterior_values(est, fam, posterior)
+        values = posterior_values(est, posterior, fam.var_names)
         chains, draws = values["class_prior"].shape[:2]
         inference = posterior["posterior"].attrs.get("inference_library", "posterior=")
     else:
-        draws, chains = _positive_int(draws, "draws"), _positive_int(chains, "chains")
+        draws, chains = check_int(draws, "draws"), check_int(chains, "chains")
         values, inference = None, "bayesnb exact conjugate"
     need = 8.0 * chains * draws * n_docs * k
     if need > max_bytes:
@@ -120,7 +107,7 @@ def predict_proba_draws(
             f"documents × classes × 8 bytes), above max_bytes={max_bytes:.3g}. Use fewer "
             "draws, chains or documents, or raise max_bytes."
         )
-    per_draw = 8.0 * (_cells_per_draw(est, n_docs) + n_docs * k)
+    per_draw = 8.0 * (fam.loo_cells_per_draw(est, n_docs) + n_docs * k)
     block = int(max(1, min(draws, (max_bytes - need) // per_draw)))
     out = np.empty((chains, draws, n_docs, k))
     streams = np.random.default_rng(random_seed).spawn(chains) if values is None else None
@@ -134,7 +121,7 @@ def predict_proba_draws(
                 part = {name: v[chain, start : start + m] for name, v in values.items()}
             with np.errstate(divide="ignore"):
                 log_pi = np.log(part["class_prior"])
-            joint = _draws_jll(est, Xc, M, part) + log_pi[None]
+            joint = fam.loo_draws_jll(est, Xc, M, part) + log_pi[None]
             out[chain, start : start + m] = np.moveaxis(_class_proba(joint, log_pi), 0, 1)
     attrs = layout_attrs(est, estimate="posterior", inference=inference)
     ds = xr.Dataset(

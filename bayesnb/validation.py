@@ -9,7 +9,7 @@ numbers or arrays. Errors name the argument and the problem.
 from __future__ import annotations
 
 import copy
-from numbers import Real
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -32,6 +32,7 @@ __all__ = [
     "ESTIMATES",
     "MISSING",
     "MissingValueWarning",
+    "NotAnIntegerError",
     "check_X",
     "check_X_y",
     "check_alpha",
@@ -40,9 +41,13 @@ __all__ = [
     "check_estimate",
     "check_feature_names",
     "check_finite",
+    "check_int",
     "check_missing",
     "check_sample_weight",
     "encode_labels",
+    "not_numeric_error",
+    "stored_values",
+    "sum_is_finite",
 ]
 
 
@@ -53,11 +58,38 @@ def check_estimate(estimate: str) -> str:
     return estimate
 
 
-def _finite_values(X) -> np.ndarray:
+class NotAnIntegerError(TypeError, ValueError):
+    """A non-integer argument where an integer is needed: a TypeError (its type) that is also
+    a ValueError (a bad argument value), so that callers catching either see it."""
+
+
+def check_int(value, name: str, minimum: int = 1) -> int:
+    """``value`` as an int, refused unless it is an integer (not a bool) ``>= minimum``.
+
+    Raises
+    ------
+    NotAnIntegerError
+        ``value`` is not an integer (a float such as 2.0 included, or a bool): both a
+        TypeError and a ValueError.
+    ValueError
+        ``value`` is below ``minimum``.
+    """
+    what = {0: "a non-negative integer", 1: "a positive integer"}.get(
+        minimum, f"an integer >= {minimum}"
+    )
+    if not isinstance(value, Integral) or isinstance(value, bool):
+        raise NotAnIntegerError(f"{name} must be {what}, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+    return int(value)
+
+
+def stored_values(X) -> np.ndarray:
+    """The values a check of ``X`` reads: a sparse matrix's stored entries, else the array."""
     return X.data if sp.issparse(X) else np.asarray(X)
 
 
-def _sum_is_finite(values: np.ndarray) -> bool:
+def sum_is_finite(values: np.ndarray) -> bool:
     """True when one ``sum`` shows every value finite (no NaN, no infinity, no overflow).
 
     False means some value is NaN or infinite, or the sum overflowed: scan to tell which.
@@ -176,8 +208,8 @@ def _check_finite(estimator, X, missing: str, total: float | None = None) -> boo
     element-wise, to tell NaN from infinity and name the cells. ``total``: that sum, when
     the caller has it already.
     """
-    values = _finite_values(X)
-    if _sum_is_finite(values) if total is None else np.isfinite(total):
+    values = stored_values(X)
+    if sum_is_finite(values) if total is None else np.isfinite(total):
         return False
     name = type(estimator).__name__
     if np.isinf(values).any():
@@ -209,7 +241,7 @@ def check_finite(estimator, X, missing: str = "error") -> bool:
 _RAW_CONVERSION = ("could not convert", "setting an array element", "inhomogeneous")
 
 
-def _not_numeric(exc: Exception, name: str) -> Exception:
+def not_numeric_error(exc: Exception, name: str) -> Exception:
     """``exc`` from scikit-learn's validation of ``name``, with numpy's raw messages replaced."""
     text = str(exc)
     if any(raw in text for raw in _RAW_CONVERSION):
@@ -282,14 +314,14 @@ def check_X(
         else:
             X = validate_data(checked, X, **params)
     except (TypeError, ValueError) as exc:
-        raise _not_numeric(exc, "X") from None
+        raise not_numeric_error(exc, "X") from None
     if sp.issparse(X) and X.format != "csr":
         X = X.tocsr()
     if not finite:
         if nonnegative or integer:
             raise ValueError("check_X(finite=False) cannot check nonnegative or integer values")
         return (X, y) if y is not None else X
-    values = _finite_values(X)
+    values = stored_values(X)
     check_missing(missing)
     if not integer:
         # Inside values_checked_by_products() the products reading sparse X check its values;
@@ -308,7 +340,7 @@ def check_X(
 
 def _check_values(estimator, X, nonnegative: bool, integer: bool, missing: str) -> None:
     """The value checks of :func:`check_X`: finite (NaN unless missing), signs, integers."""
-    values = _finite_values(X)
+    values = stored_values(X)
     # One pass over the values gives their sum (finite: no NaN, no infinity) and minimum.
     total, low = sum_and_min(values, minimum=nonnegative)
     if _check_finite(estimator, X, check_missing(missing), total):
@@ -393,7 +425,7 @@ def check_sample_weight(sample_weight, X) -> np.ndarray:
     try:
         w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
     except (TypeError, ValueError) as exc:
-        exc = _not_numeric(exc, "sample_weight")
+        exc = not_numeric_error(exc, "sample_weight")
         if "sample_weight" in str(exc):
             raise exc from None
         raise type(exc)(f"sample_weight: {exc}") from None

@@ -858,7 +858,7 @@ def test_dask_fit_packs_sparse_block_tables_across_processes():
     shell = clone(ref)
     shell.classes_, shell.n_features_in_ = ref.classes_, X.shape[1]
     shell._setup_blocks(dX)
-    stats = reduce._chunk_statistics(shell, X[:60], codes[:60], None, 0, True)
+    stats = reduce.chunk_statistics(shell, X[:60], codes[:60], None, 0, True)
     assert isinstance(stats["blocks"][0]["feature_count"], reduce._Packed)
     with dask.config.set(scheduler="processes"):
         got = distributed.fit(ColumnwiseNB(spec), dX, codes, classes=[0, 1, 2])

@@ -16,6 +16,7 @@ from bayesnb import families
 from bayesnb.draws import posterior_draws
 from bayesnb.families import Family
 from bayesnb.families._protocol import Unsupported
+from bayesnb.families.multinomial.estimator import UnkColumns
 from bayesnb.inference import _label_log_likelihood, _to_layout
 from bayesnb.pymc_models import declare, model_spec
 from tests.test_columnwise import FLAGS, REAL, WORDS, _data
@@ -59,7 +60,7 @@ def test_hyperparameters_and_missing_come_from_the_family():
     unk = bnb.MultinomialNB(unk=True).fit(np.hstack([X[:, WORDS], np.zeros((30, 2))]), y)
     spec = model_spec(unk, np.hstack([X[:, WORDS], np.ones((30, 2))]), y, likelihood="data")
     assert spec.hyperparameters["feature_alpha"][1] == ["category"]
-    seen = int((~unk._pooled).sum())
+    seen = int((~UnkColumns(unk).pooled).sum())
     assert seen < unk.n_features_in_ - 1  # the two empty columns at least are pooled
     assert spec.hyperparameters["feature_alpha"][0].shape == (seen + 1,)  # seen, then UNK
 

@@ -163,10 +163,6 @@ def run(args) -> int:
     raise :class:`DataError`."""
     from bayesnb.report.sections import sampler
 
-    for name in ("chunk_size", "hash_features"):
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            raise DataError(f"--{name.replace('_', '-')} must be an integer >= 1, got {value}")
     if is_corpus(args.data) and not args.nuts:
         return fit_streamed(args)  # NUTS needs the documents in memory: load_data below
     data = load_data(args.data, seed=args.seed)

@@ -14,7 +14,6 @@ import argparse
 
 import numpy as np
 
-from bayesnb.cli.errors import DataError
 from bayesnb.cli.predict import load_model
 
 __all__ = ["add_parser", "describe", "run"]
@@ -164,8 +163,6 @@ def describe(est, path: str, top: int = 5) -> list[str]:
 
 def run(args) -> int:
     """``bayesnb inspect``: 0 when printed; a missing or foreign file raises DataError."""
-    if args.top < 1:
-        raise DataError(f"--top must be an integer >= 1, got {args.top}")
     est = load_model(args.model_file)
     lines = describe(est, str(args.model_file), args.top)
     lines.insert(1, f"saved by: {_saved_by(args.model_file)}")

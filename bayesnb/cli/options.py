@@ -51,12 +51,21 @@ def parse_cv(text: str | None):
 
 def check_numbers(args) -> None:
     """Refuse out-of-range numeric options before any data is loaded or model fitted."""
-    minimum = {"draws": 1, "chains": 1, "tune": 0, "seed": 0}
+    minimum = {
+        "draws": 1,
+        "chains": 1,
+        "tune": 0,
+        "seed": 0,
+        "chunk_size": 1,
+        "hash_features": 1,
+        "top": 1,
+    }
     parse_cv(getattr(args, "cv", None))
     for name, low in minimum.items():
         value = getattr(args, name, None)
         if value is not None and value < low:
-            raise DataError(f"--{name} must be an integer >= {low}, got {value}")
+            option = name.replace("_", "-")
+            raise DataError(f"--{option} must be an integer >= {low}, got {value}")
     test_size = getattr(args, "test_size", None)
     if test_size is not None and not 0 < test_size < 1:
         raise DataError(f"--test-size must be a fraction in (0, 1), got {test_size}")

@@ -157,10 +157,8 @@ def run(args) -> int:
     """``bayesnb predict``: 0 when the predictions are written; input errors raise
     :class:`DataError`."""
     from bayesnb.families import family_of
-    from bayesnb.streaming import _Progress
+    from bayesnb.streaming import DocumentProgress
 
-    if args.chunk_size < 1:
-        raise DataError(f"--chunk-size must be an integer >= 1, got {args.chunk_size}")
     spec = str(args.data).strip()
     est = load_model(args.model_file, args.estimate)
     text = is_corpus(spec) or spec.partition(":")[0] == "fortunes"
@@ -178,7 +176,7 @@ def run(args) -> int:
         chunks, total = _table_chunks(est, spec, args.chunk_size)
         scorer = est
     out = None if args.out == "-" else Path(args.out)
-    bar = _Progress("predict", total, True)
+    bar = DocumentProgress("predict", total, True)
     notes = _Notes()
     n_docs = 0
     try:

@@ -32,15 +32,14 @@ from sklearn.base import clone
 
 from bayesnb.distributed.chunks import (
     _aligned_parts,
-    _check_vectorizer,
     _dask,
     _flat_delayed,
     _is_bag,
+    check_vectorizer,
     name_by_vocabulary,
     vectorize,
 )
 from bayesnb.distributed.reduce import (
-    _chunk_statistics,
     _combine,
     _compute,
     _crosses_processes,
@@ -48,10 +47,11 @@ from bayesnb.distributed.reduce import (
     _owned,
     _tree,
     _unpack,
+    chunk_statistics,
     combine_statistics,
 )
 from bayesnb.families import family_of
-from bayesnb.validation import check_classes, check_fitted
+from bayesnb.validation import check_classes, check_fitted, check_int
 
 __all__ = [
     "PREDICT_METHODS",
@@ -135,14 +135,13 @@ def fit(
     threads do not help). Pass ``classes=`` when reading ``y`` means reading the data.
     """
     dask, da = _dask()
-    if isinstance(split_every, bool) or not isinstance(split_every, int) or split_every < 2:
-        raise ValueError(f"split_every must be an integer >= 2, got {split_every!r}")
+    check_int(split_every, "split_every", 2)
     texts = _is_bag(X) or (isinstance(X, da.Array) and X.ndim == 1)
     if texts:
         from bayesnb.streaming import default_vectorizer
 
         vectorizer = default_vectorizer() if vectorizer is None else vectorizer
-        X = vectorize(X, _check_vectorizer(vectorizer, estimator))
+        X = vectorize(X, check_vectorizer(vectorizer, estimator))
     elif vectorizer is not None:
         raise ValueError("vectorizer= is for a bag (or 1-D array) of texts; X is a 2-D array")
     if not isinstance(X, da.Array):
@@ -188,7 +187,7 @@ def fit(
     family.setup_columns(shell, X)  # ColumnwiseNB: resolve and clone its blocks
     pack = _crosses_processes(client)
     leaves = [
-        dask.delayed(_chunk_statistics)(shell, xp, yp, wp, i, pack)
+        dask.delayed(chunk_statistics)(shell, xp, yp, wp, i, pack)
         for i, (xp, yp, wp) in enumerate(zip(x_parts, y_parts, w_parts, strict=True))
     ]
     total = _combine(False, *_compute(client, *_tree(dask, leaves, split_every, pack)))

@@ -34,7 +34,7 @@ def _is_bag(X) -> bool:
 
 
 # -- texts -> sparse chunks ------------------------------------------------------------------
-def _check_vectorizer(vectorizer, estimator=None):
+def check_vectorizer(vectorizer, estimator=None):
     """A vectorizer usable chunk by chunk: stateless, or fitted before (one fixed vocabulary)."""
     if not hasattr(vectorizer, "transform"):
         raise TypeError(
@@ -92,7 +92,7 @@ def vectorize(texts, vectorizer):
         One CSR block per partition; row counts are unknown (``nan``) until computed.
     """
     dask, da = _dask()
-    _check_vectorizer(vectorizer)
+    check_vectorizer(vectorizer)
     n_features = vectorizer.transform([""]).shape[1]
     parts = _flat_delayed(texts, "texts")
     meta = sp.csr_matrix((0, n_features))

@@ -21,7 +21,7 @@ def _labels(y) -> np.ndarray:
     return np.unique(_as_array(y).ravel())
 
 
-def _chunk_statistics(shell, X, y, w, index: int, pack: bool) -> dict | None:
+def chunk_statistics(shell, X, y, w, index: int, pack: bool) -> dict | None:
     """Validate one chunk and reduce it to the statistics dictionary of ``shell``'s model."""
     y = _as_array(y)
     if X.shape[0] != y.shape[0]:

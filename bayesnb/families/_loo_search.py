@@ -25,7 +25,13 @@ import warnings
 
 import numpy as np
 
-from bayesnb.scoring.blocks import all_integers, csr_dot, csr_matvecs, for_row_blocks
+from bayesnb.scoring.blocks import (
+    all_integers,
+    compiled_kernels,
+    csr_dot,
+    csr_matvecs,
+    for_row_blocks,
+)
 
 __all__ = [
     "CountGrid",
@@ -331,14 +337,12 @@ def own_grid(Xs, weights, counts: np.ndarray) -> np.ndarray | None:
     """The counts 0..max(counts) at which :func:`own_downdate` tabulates its terms, or None
     where it cannot run: numba unavailable, a small input (not worth loading it), or counts,
     values or weights that are not integers (a downdated count off the grid)."""
-    from bayesnb.scoring import _jit
-
-    if Xs.nnz < _jit.COMPILED_FROM or counts.size == 0 or Xs.data.dtype != np.float64:
+    if counts.size == 0 or Xs.data.dtype != np.float64:
         return None
     top = float(counts.max())
     if not 0 <= top < _MAX_GRID or not all(map(all_integers, (counts, weights, Xs.data))):
         return None
-    if _jit.kernels() is None:
+    if compiled_kernels(Xs.nnz) is None:  # checked last: it loads numba
         return None
     return np.arange(int(top) + 1, dtype=np.float64)
 
@@ -368,9 +372,7 @@ def own_gather(Xs, codes, counts: np.ndarray, grid: np.ndarray) -> np.ndarray:
 
 def _own_pass(name: str, Xs, codes, counts, grid, extra) -> np.ndarray:
     """Run the compiled pass ``name`` over row blocks of ``Xs`` (in threads)."""
-    from bayesnb.scoring import _jit
-
-    run = getattr(_jit.kernels(), name)
+    run = getattr(compiled_kernels(), name)  # loaded: own_grid said so
     out = np.zeros((codes.shape[0], grid.shape[-1]))
     indptr, indices, data = Xs.indptr, Xs.indices, Xs.data
     codes = np.ascontiguousarray(codes, dtype=np.intp)

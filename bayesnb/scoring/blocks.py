@@ -43,6 +43,7 @@ except ImportError:  # pragma: no cover - a SciPy without it
 
 __all__ = [
     "all_integers",
+    "compiled_kernels",
     "csr_dot",
     "defer_value_checks",
     "for_row_blocks",
@@ -333,6 +334,15 @@ def _compiled_input(values: np.ndarray) -> bool:
         and values.ndim == 1
         and values.flags.c_contiguous
     )
+
+
+def compiled_kernels(size: int | None = None):
+    """The compiled kernels of :mod:`bayesnb.scoring._jit`, or None where numba is unavailable;
+    with ``size``, also None for a pass over fewer than ``COMPILED_FROM`` values (not worth
+    loading numba for)."""
+    if size is not None and size < _jit.COMPILED_FROM:
+        return None
+    return _jit.kernels()
 
 
 def for_row_blocks(

@@ -18,7 +18,7 @@ import numpy as np
 import bayesnb.scoring._jit as _jit
 from bayesnb.scoring.blocks import for_row_blocks, row_sums_by_columns
 
-__all__ = ["RowSoftmax", "normalize_log_proba", "normalize_proba"]
+__all__ = ["RowSoftmax", "normalize_log_proba", "normalize_proba", "prior_fallback"]
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # bayesnb/
 
@@ -33,7 +33,10 @@ def normalize_log_proba(joint: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
     feature unseen in every class) fall back to the class prior, with one
     ``RuntimeWarning`` naming how many documents did.
     """
-    joint, top = _with_fallback(joint, log_prior)
+    top = joint.max(axis=1, keepdims=True)
+    if not np.isfinite(top).all():
+        joint = prior_fallback(joint, log_prior, _FALLBACK_WARNING)
+        top = joint.max(axis=1, keepdims=True)
     with np.errstate(divide="ignore"):
         shifted = joint - top
         lse = np.log(np.exp(shifted).sum(axis=1, keepdims=True))
@@ -117,14 +120,14 @@ class RowSoftmax:
 
 
 def _refill(proba: np.ndarray, dead: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
-    """The rows ``dead`` of ``proba`` from the class prior, with _with_fallback's warning."""
+    """The rows ``dead`` of ``proba`` from the class prior (see :func:`prior_fallback`)."""
     if dead.any():
         rows = np.flatnonzero(dead)
-        # A dead row's maximum is not finite, so _with_fallback replaces the whole row by the
-        # prior: its scores (overwritten when in place) do not enter the result.
-        part = np.full((rows.size, proba.shape[1]), np.nan, dtype=proba.dtype)
-        part, top = _with_fallback(part, log_prior)
-        part = np.exp(part - top)
+        # Impossible rows become the prior whole: their scores (overwritten when in place) do
+        # not enter the result.
+        part = np.full((rows.size, proba.shape[1]), -np.inf, dtype=proba.dtype)
+        part = prior_fallback(part, log_prior, _FALLBACK_WARNING)
+        part = np.exp(part - part.max(axis=1, keepdims=True))
         part /= part.sum(axis=1, keepdims=True)
         proba[rows] = part
     return proba
@@ -157,20 +160,49 @@ def _numpy_block(joint: np.ndarray, offset, proba: np.ndarray, dead: np.ndarray)
     return block
 
 
-def _with_fallback(joint: np.ndarray, log_prior: np.ndarray):
-    """Row maxima of ``joint``; impossible rows replaced by the class prior (with a warning)."""
-    top = joint.max(axis=1, keepdims=True)
-    dead = ~np.isfinite(top[:, 0])
-    if dead.any():
+_FALLBACK_WARNING = (
+    "{n} document(s) have probability 0 under every class (an unsmoothed estimate, 'mle' or "
+    "'map' at alpha = 1, gives probability 0 to features unseen in a class); their "
+    "predictions fall back to the class prior. Use estimate='mean' to smooth."
+)
+
+
+def prior_fallback(joint: np.ndarray, log_prior, warning: str | None = None) -> np.ndarray:
+    """``joint`` with every row that all classes find impossible replaced by the class prior.
+
+    A document with probability 0 under every class (a row of ``joint`` whose maximum is not
+    finite: all ``-inf``, as the MLE gives a feature unseen in every class) is scored by its
+    class log prior alone. Prediction, cross-validated predictions and LOO, and the scoring
+    of posterior draws all apply this rule through this function.
+
+    Parameters
+    ----------
+    joint : ndarray of shape (..., n_classes)
+        Joint log-probabilities, classes last: ``(n, K)``, or ``(n, draws, K)``.
+    log_prior : array-like broadcastable to ``joint``
+        The class log prior: ``(K,)``, one per row ``(n, K)``, or one per draw ``(draws, K)``
+        for ``(n, draws, K)``.
+    warning : str, optional
+        A ``RuntimeWarning`` to give (at the caller of bayesnb) when some row is replaced:
+        ``warning.format(n=...)`` with the number of rows.
+
+    Returns
+    -------
+    ndarray
+        ``joint`` itself when no row is impossible, else a copy with those rows replaced.
+    """
+    # Two whole-array reductions rule out the common case; rows are looked at only then.
+    if joint.size == 0 or (joint.min() > -np.inf and joint.max() < np.inf):
+        return joint
+    dead = ~np.isfinite(joint.max(axis=-1))
+    if not dead.any():
+        return joint
+    if warning is not None:
         warnings.warn(
-            f"{int(dead.sum())} document(s) have probability 0 under every class (an "
-            "unsmoothed estimate, 'mle' or 'map' at alpha = 1, gives probability 0 to "
-            "features unseen in a class); their predictions fall back to the class prior. "
-            "Use estimate='mean' to smooth.",
+            warning.format(n=int(dead.sum())),
             RuntimeWarning,
             skip_file_prefixes=(_PACKAGE,),  # at the caller of bayesnb, at any depth
         )
-        joint = joint.copy()
-        joint[dead] = log_prior
-        top[dead, 0] = joint[dead].max(axis=1)
-    return joint, top
+    joint = joint.copy()
+    joint[dead] = np.broadcast_to(log_prior, joint.shape)[dead]
+    return joint

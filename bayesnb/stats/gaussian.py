@@ -26,14 +26,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg.blas import dsyrk
 
-from bayesnb.stats.discrete import count_classes, indicator
+from bayesnb.stats.discrete import CANCEL, count_classes, indicator
 
 __all__ = ["COVARIANCE_TYPES", "GaussianStats", "gaussian_stats"]
 
 COVARIANCE_TYPES = ("shared", "per_class", "diagonal")
-# A class count left by a subtraction at or below this fraction of its former value is
-# rounding noise of the weights' sums: the class is empty.
-_EMPTY = 1e-12
 
 
 def _scatter_shape(covariance: str, n_classes: int, n_features: int) -> tuple[int, ...]:
@@ -179,7 +176,7 @@ class GaussianStats:
             )
         other = other.rebase(self.shift)
         n = self.count - other.count
-        empty = n <= _EMPTY * self.count
+        empty = n <= CANCEL * self.count  # rounding noise of the weights' sums: empty
         n = np.where(empty, 0.0, n)
         safe = np.where(empty, 1.0, n)
         offset = self.offset + (self.offset - other.offset) * (other.count / safe)[:, None]

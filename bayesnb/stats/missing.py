@@ -18,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from bayesnb.stats.discrete import count_features
-from bayesnb.validation import _finite_values, _sum_is_finite
+from bayesnb.validation import stored_values, sum_is_finite
 
 __all__ = [
     "as_float",
@@ -33,8 +33,8 @@ __all__ = [
 
 def has_missing(X) -> bool:
     """Whether validated ``X`` holds a NaN (one ``sum`` when it does not)."""
-    values = _finite_values(X)
-    if _sum_is_finite(values):
+    values = stored_values(X)
+    if sum_is_finite(values):
         return False
     return bool(np.isnan(values).any())
 

@@ -31,13 +31,14 @@ from sklearn.utils.validation import validate_data
 from bayesnb._base import GenerativeClassifier
 from bayesnb.families.columnwise.spec import CLASS_PRIOR_PARAMS, _BlockSpec
 from bayesnb.validation import (
-    _check_finite,
-    _not_numeric,
     check_class_alpha,
     check_estimate,
+    check_finite,
     check_fitted,
     check_missing,
     names_checked_by,
+    not_numeric_error,
+    sum_is_finite,
 )
 
 __all__ = ["CLASS_PRIOR_PARAMS", "ColumnwiseNB"]
@@ -265,7 +266,7 @@ class ColumnwiseNB(_BlockSpec, GenerativeClassifier):
             try:
                 X = np.asarray(X)
             except ValueError as exc:  # ragged rows: numpy's message names no argument
-                raise _not_numeric(exc, "X") from None
+                raise not_numeric_error(exc, "X") from None
             if X.ndim != 2:
                 raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}")
         elif sp.issparse(X) and X.format not in ("csr", "csc"):
@@ -283,11 +284,8 @@ class ColumnwiseNB(_BlockSpec, GenerativeClassifier):
         found, rows, cols, values = False, [], [], []
         for (_, _, idx), part in zip(self.estimators_, parts, strict=True):
             v = _float_values(part)
-            if v is None or v.size == 0:
+            if v is None or sum_is_finite(v):  # a finite sum: no NaN, no infinity
                 continue
-            with np.errstate(over="ignore", invalid="ignore"):
-                if np.isfinite(v.sum()):
-                    continue
             nan = bool(np.isnan(v).any())
             found = found or nan
             if self.missing == "ignore" and not np.isinf(v).any():
@@ -308,7 +306,7 @@ class ColumnwiseNB(_BlockSpec, GenerativeClassifier):
                 (np.concatenate(values), (np.concatenate(rows), np.concatenate(cols))),
                 shape=(X.shape[0], self.n_features_in_),
             )
-            _check_finite(self, cells, self.missing)
+            check_finite(self, cells, self.missing)
         return found
 
     def _block_inputs(self, X) -> list:

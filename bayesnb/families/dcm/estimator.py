@@ -16,7 +16,7 @@ multinomial model with θ_c = β_c / B_c.
 from __future__ import annotations
 
 import warnings
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -40,7 +40,7 @@ from bayesnb.stats.histograms import (
 )
 from bayesnb.stats.lengths import add_length_counts, count_lengths, empty_length_counts
 from bayesnb.stats.missing import missing_rows
-from bayesnb.validation import MissingValueWarning, check_X, check_X_y
+from bayesnb.validation import MissingValueWarning, check_int, check_X, check_X_y
 
 __all__ = ["DCM_ESTIMATES", "DirichletCompoundNB"]
 
@@ -212,12 +212,7 @@ class DirichletCompoundNB(GenerativeClassifier):
         _check_prior(self.prior_shape, self.prior_rate, self.estimate)
         if not isinstance(self.tol, Real) or isinstance(self.tol, bool) or not self.tol > 0:
             raise ValueError(f"tol must be a positive number, got {self.tol!r}")
-        if (
-            not isinstance(self.max_iter, Integral)
-            or isinstance(self.max_iter, bool)
-            or self.max_iter < 1
-        ):
-            raise ValueError(f"max_iter must be an integer >= 1, got {self.max_iter!r}")
+        check_int(self.max_iter, "max_iter")
 
     # -- statistics ---------------------------------------------------------------------------
     def _reset_counts(self, n_features: int) -> None:

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
 import scipy.sparse as sp
 
 from bayesnb.families import family_of
-from bayesnb.validation import check_fitted, encode_labels
+from bayesnb.validation import check_fitted, check_int, encode_labels
 
 __all__ = ["DCMReport", "distinct_words_check"]
 
@@ -73,8 +71,7 @@ def distinct_words_check(est, X, y, *, n_replicates: int = 20, random_seed=0) ->
             f"{type(est).__name__}"
         )
     check_fitted(est)
-    if not isinstance(n_replicates, Integral) or isinstance(n_replicates, bool) or n_replicates < 1:
-        raise ValueError(f"n_replicates must be a positive integer, got {n_replicates!r}")
+    check_int(n_replicates, "n_replicates")
     Xc, yc = est._check_input(X, y, reset=False)
     _, codes = encode_labels(yc, est.classes_)
     Xs = Xc if sp.issparse(Xc) else sp.csr_matrix(Xc)

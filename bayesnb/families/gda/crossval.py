@@ -53,7 +53,7 @@ import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.special import gammaln
 
-from bayesnb.families._crossval import loo_class_log_prior
+from bayesnb.families._crossval import emptied, loo_class_log_prior
 from bayesnb.families.gda.loo_series import (
     _LOG_2PI,
     _blocks,
@@ -62,7 +62,7 @@ from bayesnb.families.gda.loo_series import (
     series_scores,
 )
 from bayesnb.priors.gaussian import default_psi0_diagonal
-from bayesnb.stats.gaussian import _EMPTY, GaussianStats, gaussian_stats
+from bayesnb.stats.gaussian import GaussianStats, gaussian_stats
 from bayesnb.stats.missing import missing_rows
 
 __all__ = ["GDACrossval"]
@@ -89,7 +89,7 @@ class GDACrossval:
         counts = stats.get("class_count", stats["gaussian"].count)
         left = est.class_count_ - counts
         est._stats = est._stats.subtract(stats["gaussian"])
-        est.class_count_ = np.where(left <= _EMPTY * est.class_count_, 0.0, left)
+        est.class_count_ = np.where(emptied(est.class_count_, counts), 0.0, left)
         try:
             est._statistics_changed()
             est._fitted  # noqa: B018 - a refit factorises at fit, and fails there
@@ -214,7 +214,7 @@ def _rank_one(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
             logdet_full[c] = 2.0 * np.log(np.diagonal(Lc)).sum()
     cy = cnt[codes]
     left = cy - w
-    gone = left <= _EMPTY * cy  # the class is emptied (the MLE loses it)
+    gone = emptied(cy, w)  # the MLE loses the class
     left = np.where(gone, 1.0, left)
     a = w * cy / left
     zy = Z[rows, codes]
@@ -265,7 +265,7 @@ def _diagonal_downdate(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
         loc = st.offset + (kappa0 / cnt)[:, None] * ((post.prior.mu0 - st.shift) - st.offset)
     cy = cnt[codes]
     left = cy - w
-    redo = left <= _EMPTY * cy
+    redo = emptied(cy, w)
     left = np.where(redo, 1.0, left)
     u = x - loc[codes]
     a = w * cy / left
@@ -293,7 +293,7 @@ def _explicit(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
     x = X - s
     cy = st.count[codes]
     left = cy - w
-    redo = left <= _EMPTY * cy
+    redo = emptied(cy, w)
     left = np.where(redo, 1.0, left)
     e = x - off[codes]  # x − x̄_y
     N = np.broadcast_to(st.count, (n, k)).copy()

@@ -19,6 +19,7 @@ import functools
 import numpy as np
 from scipy.special import gammaln
 
+from bayesnb.families._crossval import emptied
 from bayesnb.families.gda.series import (
     SERIES_TOL,
     inverse_factor,
@@ -28,7 +29,6 @@ from bayesnb.families.gda.series import (
     series_downdate,
 )
 from bayesnb.priors.gaussian import default_psi0_diagonal
-from bayesnb.stats.gaussian import _EMPTY
 
 __all__ = ["series_scores"]
 
@@ -120,7 +120,7 @@ def _coefficients(est, fixed_part, X, codes, w) -> dict:
     x = X - st.shift
     cy = st.count[codes]
     left = cy - w
-    todo = left <= _EMPTY * cy  # the class loses its last Gaussian row
+    todo = emptied(cy, w)  # the class loses its last Gaussian row
     left = np.where(todo, 1.0, left)
     N = np.empty((n, k))
     N[:] = st.count

@@ -7,6 +7,7 @@ every estimate are in docs/design.md and in :mod:`bayesnb.posterior.discrete`.
 from __future__ import annotations
 
 import warnings
+from functools import cached_property
 
 import numpy as np
 
@@ -24,7 +25,46 @@ from bayesnb.validation import (
     check_alpha,
 )
 
-__all__ = ["MultinomialNB"]
+__all__ = ["MultinomialNB", "UnkColumns"]
+
+
+class UnkColumns:
+    """Which columns of a fitted MultinomialNB are pooled into UNK, and each one's category.
+
+    With ``unk=True`` the word distribution θ_c lives on categories: the columns seen in
+    training, in column order, then one UNK category that every pooled column (never seen in
+    training) shares. Without ``unk`` every column is its own category.
+
+    Attributes
+    ----------
+    pooled : bool ndarray of shape (n_features,), or None without ``unk``
+        The columns pooled into UNK.
+    category : ndarray of intp, shape (n_features,)
+        The category of every column (the UNK category is the last).
+    n_categories : int
+        The seen columns plus UNK (which exists even when no column is pooled), or
+        ``n_features`` without ``unk``.
+    """
+
+    def __init__(self, est) -> None:
+        self.n_features = est.n_features_in_
+        self.pooled = est.feature_count_.sum(axis=0) <= 0 if est.unk else None
+
+    @property
+    def n_categories(self) -> int:
+        if self.pooled is None:
+            return self.n_features
+        return int((~self.pooled).sum()) + 1
+
+    @cached_property
+    def category(self) -> np.ndarray:
+        if self.pooled is None:
+            return np.arange(self.n_features)
+        n_seen = self.n_categories - 1
+        category = np.empty(self.n_features, dtype=np.intp)
+        category[~self.pooled] = np.arange(n_seen)
+        category[self.pooled] = n_seen
+        return category
 
 
 class MultinomialNB(_DiscreteNB):
@@ -134,17 +174,10 @@ class MultinomialNB(_DiscreteNB):
         self.length_count_ = add_length_counts(self.length_count_, stats["length_count"])
 
     @property
-    def _pooled(self) -> np.ndarray | None:
-        """Columns pooled into UNK (never seen in training), or None without ``unk``."""
-        if not self.unk:
-            return None
-        return self.feature_count_.sum(axis=0) <= 0
-
-    @property
     def posterior_(self) -> DirichletPosterior:
         alpha = check_alpha(self.alpha_, self.n_features_in_)
         counts = self.feature_count_
-        pooled = self._pooled
+        pooled = UnkColumns(self).pooled
         if pooled is not None:
             counts = np.hstack([counts[:, ~pooled], np.zeros((counts.shape[0], 1))])
         return DirichletPosterior(alpha, counts)
@@ -156,7 +189,7 @@ class MultinomialNB(_DiscreteNB):
 
     def _compute_feature_log_prob(self) -> np.ndarray:
         table = self.posterior_.log_estimate(self.estimate)
-        pooled = self._pooled
+        pooled = UnkColumns(self).pooled
         if pooled is None:
             return self._as_dtype(table)
         full = np.empty_like(self.feature_count_, dtype=self.dtype)
@@ -179,11 +212,12 @@ class MultinomialNB(_DiscreteNB):
     def _log_likelihood(self, X) -> np.ndarray:
         X, M = self._split_missing(X)
         if self.estimate == "bayes":
-            return polya_jll(X, self.posterior_.concentration, self._pooled, missing=M)
+            return polya_jll(X, self.posterior_.concentration, UnkColumns(self).pooled, missing=M)
         table, table_t = self.feature_log_prob_, self._scoring_table()
         jll = dot_log_table(self._as_dtype(X), table, table_t)
         if M is not None:
-            jll = jll + observed_mass_correction(X, M, self.feature_log_prob_, self._pooled)
+            pooled = UnkColumns(self).pooled
+            jll = jll + observed_mass_correction(X, M, self.feature_log_prob_, pooled)
         return jll
 
     _fresh_log_likelihood = True  # a new array every call: predict_proba writes over it

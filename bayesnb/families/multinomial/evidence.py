@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from bayesnb.families._discrete_evidence import _BetaInformative, _DirichletEvidence
+from bayesnb.families.multinomial.estimator import UnkColumns
 from bayesnb.scoring import dot_log_table
 from bayesnb.scoring.discrete import observed_mass_correction
 
@@ -18,7 +19,7 @@ class MultinomialEvidence(_BetaInformative, _DirichletEvidence):
         log_table = np.log(table)
         jll = dot_log_table(X, log_table)
         if missing is not None:
-            jll = jll + observed_mass_correction(X, missing, log_table, est._pooled)
+            jll = jll + observed_mass_correction(X, missing, log_table, UnkColumns(est).pooled)
         return jll
 
     def n_feature_parameters(self, est) -> int:
@@ -29,12 +30,5 @@ class MultinomialEvidence(_BetaInformative, _DirichletEvidence):
         conc = np.asarray(est.posterior_.concentration, dtype=np.float64)
         total = conc.sum(axis=1, keepdims=True)
         # UNK pooling: every pooled column shares the pooled slot's marginal.
-        pooled = est._pooled
-        if pooled is None:
-            cols = np.arange(est.n_features_in_)
-        else:
-            cols = np.empty(est.n_features_in_, dtype=np.intp)
-            cols[~pooled] = np.arange(int((~pooled).sum()))
-            cols[pooled] = conc.shape[1] - 1
-        a = conc[:, cols]
+        a = conc[:, UnkColumns(est).category]
         return {"a": a, "b": np.broadcast_to(total, a.shape) - a}

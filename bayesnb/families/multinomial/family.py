@@ -9,7 +9,7 @@ import numpy as np
 from bayesnb.families import Family, register
 from bayesnb.families._examples import count_data
 from bayesnb.families.multinomial.crossval import MultinomialCrossval
-from bayesnb.families.multinomial.estimator import MultinomialNB
+from bayesnb.families.multinomial.estimator import MultinomialNB, UnkColumns
 from bayesnb.families.multinomial.evidence import MultinomialEvidence
 from bayesnb.families.multinomial.pymc import MultinomialPyMC
 from bayesnb.families.multinomial.report import MultinomialReport
@@ -50,7 +50,7 @@ class MultinomialFamily(
             ("tokens", f"{counts.sum():,.0f} ({self.per_class(est, counts.sum(axis=1))})"),
             ("distinct words", self.per_class(est, (counts > 0).sum(axis=1))),
         ]
-        pooled = est._pooled
+        pooled = UnkColumns(est).pooled
         if pooled is not None:
             lines.append(("columns pooled into UNK", f"{int(pooled.sum()):,} (never seen)"))
         return lines

@@ -17,6 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from bayesnb.datatree import layout_coords
+from bayesnb.families.multinomial.estimator import UnkColumns
 from bayesnb.pymc_models.declaration import (
     declare_class_prior,
     declare_feature_alpha,
@@ -45,7 +46,8 @@ class MultinomialPyMC:
         alpha = fixed_feature_alpha(est, n_features)
         coords: dict[str, list] = {}
         documents = X  # every column: the label log-likelihood scores feature_prob on them
-        pooled = est._pooled
+        unk = UnkColumns(est)
+        pooled = unk.pooled
         extra: dict[str, Any] = {}
         obs_dim = "feature"
         if pooled is not None:
@@ -53,10 +55,7 @@ class MultinomialPyMC:
             # feature_prob repeats P(UNK | c) in every pooled column, as bayesnb.draws does.
             names = np.asarray(layout_coords(est)["feature"], dtype=str)
             coords["category"] = [*names[~pooled].tolist(), UNK]
-            category = np.empty(n_features, dtype=np.intp)
-            category[~pooled] = np.arange(int((~pooled).sum()))
-            category[pooled] = int((~pooled).sum())
-            extra["category"] = category
+            extra["category"] = unk.category
             unk_col = np.asarray(X[:, pooled].sum(axis=1)).reshape(-1, 1)
             kept = X[:, ~pooled]
             X = (

@@ -6,24 +6,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from bayesnb.families._discrete_sampling import _DiscreteSampling
+from bayesnb.families.multinomial.estimator import UnkColumns
 from bayesnb.posterior.documents import CHUNK_CELLS, MAX_TOKENS, draw_lengths, urn
 from bayesnb.posterior.sampling import dirichlet_draws
 from bayesnb.posterior.summary import beta_summary
 
-__all__ = ["MultinomialSampling", "multinomial_columns"]
-
-
-def multinomial_columns(est) -> tuple[np.ndarray, int]:
-    """Category of every column of a MultinomialNB (UNK pooling) and the number of categories."""
-    pooled = est._pooled
-    n = est.n_features_in_
-    if pooled is None:
-        return np.arange(n), n
-    cat = np.empty(n, dtype=np.intp)
-    n_seen = int((~pooled).sum())
-    cat[~pooled] = np.arange(n_seen)
-    cat[pooled] = n_seen
-    return cat, n_seen + 1
+__all__ = ["MultinomialSampling"]
 
 
 class MultinomialSampling(_DiscreteSampling):
@@ -47,7 +35,8 @@ class MultinomialSampling(_DiscreteSampling):
 
     def _table_draws(self, est, rng, shape, features) -> np.ndarray:
         conc = est.posterior_.concentration
-        cat, n_cat = multinomial_columns(est)
+        unk = UnkColumns(est)
+        cat, n_cat = unk.category, unk.n_categories
         cols = cat if features is None else cat[features]
         chosen = np.unique(cols)
         if chosen.size == n_cat:
@@ -65,7 +54,7 @@ class MultinomialSampling(_DiscreteSampling):
     def posterior_summary(self, est, ci_prob: float, features) -> tuple[dict, dict]:
         """Beta(a_k, A − a_k) marginals of the Dirichlet components, column by column."""
         conc = est.posterior_.concentration
-        cat, _ = multinomial_columns(est)
+        cat = UnkColumns(est).category
         cols = cat if features is None else cat[features]
         total = conc.sum(axis=1, keepdims=True)
         fp = beta_summary(conc[:, cols], (total - conc)[:, cols], ci_prob)
@@ -86,7 +75,7 @@ class MultinomialSampling(_DiscreteSampling):
                 f"sample would generate {lengths.sum():.3g} tokens (document lengths are drawn "
                 f"from the training documents), more than {MAX_TOKENS:.0e}; draw fewer documents"
             )
-        pooled = est._pooled
+        pooled = UnkColumns(est).pooled
         # Column of every category: seen words in order, then the UNK slot (-1: a pooled one).
         if pooled is None:
             column = np.arange(n_features)
