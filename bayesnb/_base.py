@@ -114,9 +114,8 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         """Fit on validated arrays (:meth:`_fit_input`): count them from empty statistics and
         derive the fitted values, the documents passed to those learned from them.
 
-        ``statistics``: the statistics of row batches that partition X
-        (:meth:`Family.statistics`), held by a caller that counted X by parts: merged batch
-        after batch instead of counting X again (the same sums, grouped differently).
+        ``statistics``: those of row batches partitioning X (:meth:`Family.statistics`), held
+        by a caller that counted X by parts: merged in turn instead of counting X again.
         """
         self._reset_counts(X.shape[1])
         if statistics is None:
@@ -162,9 +161,8 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         its learned hyperparameters (``alpha_``, ``class_alpha_``, ...) are this model's
         unless ``fitted`` is given (then they are learned again, on use).
         """
-        unknown = set(params) - set(self.get_params(deep=False))
-        if unknown:
-            raise ValueError(f"{type(self).__name__} has no parameter {sorted(unknown)[0]!r}")
+        if not set(params) <= set(self.get_params(deep=False)):
+            raise ValueError(f"{type(self).__name__} lacks a parameter of {sorted(params)}")
         view = copy.copy(self)
         view.__dict__.update(params, _tables={}, _learned=dict(vars(self).get("_learned", {})))
         if fitted is not None:
@@ -177,6 +175,11 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         for name, value in fitted.items():
             setattr(self, name, value)
         self._tables, self._learned = {}, {}
+
+    def _forget_fit(self) -> None:
+        """Forget a previous fit's names and derived values (before a fit counted elsewhere)."""
+        for attr in ("feature_names_in_", "_feature_names_given", *_CACHES):
+            self.__dict__.pop(attr, None)
 
     def _set_feature_names(self, feature_names) -> None:
         """Record names given by hand as ``feature_names_in_`` (they label input without
