@@ -90,25 +90,25 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             if feature_names is not None:
                 self._set_feature_names(feature_names)
             return self
-        X, codes = self._fit_input(X, y)
-        names = self._given_names(feature_names)
+        X, codes, names = self._fit_input(X, y, feature_names)
         self._fit_arrays(X, codes, check_sample_weight(sample_weight, X))
         if names is not None:
             self._set_feature_names(names)
         return self
 
-    def _fit_input(self, X, y) -> tuple:
-        """``fit``'s validated X and class codes; sets ``classes_`` and ``n_features_in_``."""
+    def _fit_input(self, X, y, feature_names=None) -> tuple:
+        """``fit``'s validated X, class codes and checked ``feature_names``; sets ``classes_``."""
         self._check_params()
         self.__dict__.pop("_feature_names_given", None)
         X, y = self._check_input(X, _require_y(self, y), reset=True)
+        names = self._given_names(feature_names)
         classes, codes = encode_labels(y, None)
         if len(classes) < 2:
             raise ValueError(
                 f"y holds one class only ({classes[0]!r}); a classifier needs at least 2 classes"
             )
         self.classes_ = classes
-        return X, codes
+        return X, codes, names
 
     def _fit_arrays(self, X, codes, weights, statistics=None) -> None:
         """Fit on validated arrays (:meth:`_fit_input`): count them from empty statistics and

@@ -52,7 +52,7 @@ class _Folds:
         self.sample_weight = sample_weight
         self.full = clone(estimator)
         # The fit's own validated data: every fold is downdated from it (X validated once).
-        self.Xv, self.codes = self.full._fit_input(X, y)
+        self.Xv, self.codes, _ = self.full._fit_input(X, y)
         self.w = check_sample_weight(sample_weight, self.Xv)
         self.family = family_of(self.full, _WHERE)
         self.parts = None  # per fold: (validated test rows, their statistics)
