@@ -7,7 +7,6 @@ encoding, ``partial_fit`` bookkeeping and the normalisation to probabilities liv
 from __future__ import annotations
 
 import copy
-from contextlib import contextmanager
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -29,6 +28,8 @@ from bayesnb.validation import (
 )
 
 __all__ = ["GenerativeClassifier"]
+
+_CACHES = ("_tables", "_learned")  # what a fitted model derives (keyed on its parameters)
 
 
 def _require_y(estimator, y):
@@ -89,6 +90,14 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             if feature_names is not None:
                 self._set_feature_names(feature_names)
             return self
+        X, codes, names = self._fit_input(X, y, feature_names)
+        self._fit_arrays(X, codes, check_sample_weight(sample_weight, X))
+        if names is not None:
+            self._set_feature_names(names)
+        return self
+
+    def _fit_input(self, X, y, feature_names=None) -> tuple:
+        """``fit``'s validated X, class codes and checked ``feature_names``; sets ``classes_``."""
         self._check_params()
         self.__dict__.pop("_feature_names_given", None)
         X, y = self._check_input(X, _require_y(self, y), reset=True)
@@ -99,11 +108,22 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
                 f"y holds one class only ({classes[0]!r}); a classifier needs at least 2 classes"
             )
         self.classes_ = classes
+        return X, codes, names
+
+    def _fit_arrays(self, X, codes, weights, statistics=None) -> None:
+        """Fit on validated arrays (:meth:`_fit_input`): count them from empty statistics and
+        derive the fitted values, the documents passed to those learned from them.
+
+        ``statistics``: those of row batches partitioning X (:meth:`Family.statistics`), held
+        by a caller that counted X by parts: merged in turn instead of counting X again.
+        """
         self._reset_counts(X.shape[1])
-        self._add_batch(X, codes, sample_weight, documents=True)
-        if names is not None:
-            self._set_feature_names(names)
-        return self
+        if statistics is None:
+            self._count(X, codes, weights)
+        for i, stats in enumerate(statistics or ()):
+            # The first batch's tables may be adopted (then added to): merge a copy.
+            self._merge_statistics(copy.deepcopy(stats) if i == 0 else stats)
+        self._statistics_changed(documents=(X, codes, weights))
 
     def _given_names(self, feature_names) -> np.ndarray | None:
         """``feature_names`` checked against the validated X (before anything is counted)."""
@@ -126,12 +146,40 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         return view
 
     def _shallow_copy(self):
-        """A copy sharing the statistics arrays, with caches of its own."""
+        """The same fitted model, copied: statistics arrays shared, caches copies of its own
+        (to annotate, e.g. with feature names, without changing ``self``)."""
         view = copy.copy(self)
-        for cache in ("_tables", "_learned"):
-            if cache in self.__dict__:
-                view.__dict__[cache] = dict(self.__dict__[cache])
+        view.__dict__.update({k: dict(v) for k, v in vars(self).items() if k in _CACHES})
         return view
+
+    def _replace(self, fitted: dict | None = None, **params):
+        """A variant of this fitted model: ``params`` set, the attributes in ``fitted``
+        (statistics computed elsewhere, e.g. a fold's downdate) replacing its own.
+
+        The one way code outside the class derives a model from this one; ``self`` is not
+        changed, arrays not replaced are shared (read-only). Its derived tables start empty;
+        its learned hyperparameters (``alpha_``, ``class_alpha_``, ...) are this model's
+        unless ``fitted`` is given (then they are learned again, on use).
+        """
+        if not set(params) <= set(self.get_params(deep=False)):
+            raise ValueError(f"{type(self).__name__} lacks a parameter of {sorted(params)}")
+        view = copy.copy(self)
+        view.__dict__.update(params, _tables={}, _learned=dict(vars(self).get("_learned", {})))
+        if fitted is not None:
+            view._set_fitted(**fitted)
+        return view
+
+    def _set_fitted(self, **fitted) -> None:
+        """Set fitted attributes computed elsewhere (a loaded file's statistics, a downdate's);
+        what was derived from the old ones is dropped (derived again on use)."""
+        for name, value in fitted.items():
+            setattr(self, name, value)
+        self._tables, self._learned = {}, {}
+
+    def _forget_fit(self) -> None:
+        """Forget a previous fit's names and derived values (before a fit counted elsewhere)."""
+        for attr in ("feature_names_in_", "_feature_names_given", *_CACHES):
+            self.__dict__.pop(attr, None)
 
     def _set_feature_names(self, feature_names) -> None:
         """Record names given by hand as ``feature_names_in_`` (they label input without
@@ -183,74 +231,26 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
                 f"partial_fit call {self.classes_.tolist()}"
             )
         _, codes = encode_labels(y, self.classes_)
-        self._add_batch(X, codes, sample_weight)
+        self._count(X, codes, check_sample_weight(sample_weight, X))
+        self._statistics_changed()
         if names is not None:
             self._set_feature_names(names)
         return self
 
-    def _add_batch(self, X, codes, sample_weight, *, documents: bool = False) -> None:
-        w = check_sample_weight(sample_weight, X)
-        batches = self.__dict__.get("_capture_batches") if documents else None
-        if batches is None:
-            self._count(X, codes, w)
-        else:  # fold by fold (bayesnb.model_selection): the same sums, grouped differently
-            rows_of, out = batches
-            for rows in rows_of:
-                part = X[rows]
-                stats = self._statistics(part, codes[rows], w[rows])
-                # The first batch's tables may be adopted (then added to): merge copies.
-                self._merge_statistics(copy.deepcopy(stats) if not out else stats)
-                out.append((part, stats))
-        data = (X, codes, w) if documents else None
-        box = self.__dict__.get("_capture")
-        if box is not None and data is not None:
-            box.append(data)
-        with self._training_documents(data):
-            self._statistics_changed()
-
-    @contextmanager
-    def _capturing_documents(self, batches=None):
-        """Collect the validated ``(X, codes, weights)`` that ``fit`` counts (a list).
-
-        :mod:`bayesnb.model_selection` downdates from the fit's own validated data instead of
-        validating X a second time. ``batches``: (row-index arrays partitioning X, a list);
-        ``fit`` then counts X a batch at a time, appending (rows of X, statistics) to the list.
-        """
-        box: list = []
-        self._capture, self._capture_batches = box, batches
-        try:
-            yield box
-        finally:
-            self.__dict__.pop("_capture", None)
-            self.__dict__.pop("_capture_batches", None)
-
-    @contextmanager
-    def _training_documents(self, data):
-        """Let values learned from the documents themselves (``alpha="loo"``) see ``data``.
-
-        ``data`` is ``(validated X, class codes, weights)`` of every training document, or
-        None; it is held only while the statistics are derived, never stored.
-        """
-        if data is None:
-            yield
-            return
-        self._documents = data
-        try:
-            yield
-        finally:
-            self.__dict__.pop("_documents", None)
-
     def _count(self, X, codes, weights) -> None:
         self._merge_statistics(self._statistics(X, codes, weights))
 
-    def _statistics_changed(self) -> None:
+    def _statistics_changed(self, documents=None) -> None:
+        """Derive the fitted values from new statistics; ``documents`` (validated ``(X, codes,
+        weights)``, whose sums they are) reach those learned from the documents themselves
+        (``alpha="loo"``), None where they are not at hand (``partial_fit``, distributed)."""
         self._tables = {}  # estimates are derived lazily from the new statistics
         self._learned = {}  # so are alpha_ and class_alpha_ (learned from the statistics)
         # Derive them now: a bad alpha, a bad class_prior or a MAP without an interior mode
         # fails at fit, not at the first predict, and an evidence warning surfaces at fit.
         self.class_alpha_  # noqa: B018
         if "alpha" in self.get_params(deep=False):
-            self.alpha_  # noqa: B018
+            self._learned_value("alpha_", lambda: self._compute_alpha(documents))
         self.class_log_prior_  # noqa: B018
 
     def _check_params(self) -> None:
@@ -363,30 +363,30 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     def alpha_(self, value) -> None:
         self._store_learned("alpha_", value)
 
-    def _compute_alpha(self):
+    def _compute_alpha(self, documents=None):
         from bayesnb.evidence import learn_alpha
 
         alpha = self.alpha
         if isinstance(alpha, str) and alpha == "evidence":
             return learn_alpha(self)
         if isinstance(alpha, str) and alpha == "loo":
-            return self._loo_alpha()
+            return self._loo_alpha(documents)
         self._check_alpha_value(alpha)
         return alpha
 
-    def _loo_alpha(self) -> float:
-        """``alpha="loo"``: the α of the best exact leave-one-out label log-likelihood."""
+    def _loo_alpha(self, documents) -> float:
+        """``alpha="loo"``: the α of the best exact leave-one-out label log-likelihood of
+        ``documents`` (validated ``(X, codes, weights)``, the statistics' own)."""
         from bayesnb.families import family_of
 
-        data = self.__dict__.get("_documents")
-        if data is None:
+        if documents is None:
             raise ValueError(
                 f"{type(self).__name__}(alpha='loo') learns alpha from every training "
                 "document at once (exact leave-one-out): call fit on the whole training set; "
                 "partial_fit, distributed or streamed fits, ColumnwiseNB blocks and "
                 "set_params(alpha='loo') after a fit do not have the documents"
             )
-        return family_of(self).loo_alpha(self, *data)
+        return family_of(self).loo_alpha(self, *documents)
 
     def _check_alpha_value(self, alpha) -> None:
         """Out-of-range or wrongly shaped priors fail here (at fit, or at first use)."""

@@ -31,7 +31,7 @@ from bayesnb.families._crossval import (
     loo_joint,
 )
 from bayesnb.scoring.softmax import prior_fallback
-from bayesnb.validation import check_sample_weight, encode_labels
+from bayesnb.validation import check_sample_weight
 
 if TYPE_CHECKING:
     from bayesnb.elpd import ELPD
@@ -54,23 +54,20 @@ class _Folds:
         self.estimator, self.X, self.y = estimator, X, np.asarray(y)
         self.sample_weight = sample_weight
         self.full = clone(estimator)
-        # ``tests`` (the folds' test rows, a partition): the fit counts X fold by fold, so
-        # every fold's statistics come from the fit itself (X is counted once in all).
-        counted = None if tests is None else (tests, [])
-        with self.full._capturing_documents(counted) as fitted:
-            self.full.fit(X, y, sample_weight=sample_weight)
-        self.parts = None  # per fold: (validated test rows, their statistics)
-        if counted is not None and len(counted[1]) == len(tests):
-            self.parts = counted[1]
+        # The fit's own validated data: every fold is downdated from it (X validated once).
+        self.Xv, self.codes, _ = self.full._fit_input(X, y)
+        self.w = check_sample_weight(sample_weight, self.Xv)
         self.family = family_of(self.full, _WHERE)
-        if fitted:  # the validated data fit counted (X is not validated twice)
-            self.Xv, self.codes, self.w = fitted[-1]
-        else:  # an estimator whose fit counts through another path
-            self.Xv = self.full._check_input(X, reset=False)
-            self.codes = encode_labels(self.y, self.full.classes_)[1]
-            self.w = check_sample_weight(sample_weight, self.Xv)
+        self.parts = None  # per fold: (validated test rows, their statistics)
+        if tests is not None:  # ``tests`` partition X: the fit merges the folds' statistics
+            self.parts = []
+            for te in tests:
+                part = self.Xv[te]
+                stats = self.family.statistics(self.full, part, self.codes[te], self.w[te])
+                self.parts.append((part, stats))
+        statistics = None if self.parts is None else [stats for _, stats in self.parts]
+        self.full._fit_arrays(self.Xv, self.codes, self.w, statistics)
         self.w = np.asarray(self.w, dtype=np.float64)
-        self.full.__dict__.pop("_tables", None)  # each fold derives its own tables
         self.learned = learned_values(self.full)
         self.learns_loo = "loo" in self.learned
 

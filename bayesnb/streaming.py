@@ -438,8 +438,7 @@ def fit_files(
     shell = clone(estimator)
     shell.classes_ = classes
     shell.n_features_in_ = n_features
-    for attr in ("feature_names_in_", "_feature_names_given", "_tables"):
-        vars(estimator).pop(attr, None)
+    estimator._forget_fit()
     estimator.classes_ = classes
     estimator.n_features_in_ = n_features
     estimator._reset_counts(n_features)

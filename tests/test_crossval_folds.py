@@ -19,7 +19,7 @@ from sklearn.model_selection import cross_val_predict as sk_cross_val_predict
 
 from bayesnb import BernoulliNB, MultinomialNB
 from bayesnb.families import family_of
-from bayesnb.model_selection import cross_val_predict
+from bayesnb.model_selection import _Folds, cross_val_predict
 from bayesnb.scoring import blocks
 
 V = 40
@@ -67,11 +67,8 @@ def _fit_by_folds(est, X, y, w):
     """The fit counted fold by fold (as cross_val_predict has it), and per fold
     (test rows, their validated rows, their statistics) for StratifiedKFold(3)."""
     tests = [te for _, te in StratifiedKFold(3).split(X, y)]
-    counted: list = []
-    full = clone(est)
-    with full._capturing_documents((tests, counted)):
-        full.fit(X, y, sample_weight=w)
-    return full, [(te, *part) for te, part in zip(tests, counted, strict=True)]
+    folds = _Folds(est, X, y, w, tests)
+    return folds.full, [(te, *part) for te, part in zip(tests, folds.parts, strict=True)]
 
 
 @pytest.mark.parametrize("est", FAST, ids=repr)

@@ -194,8 +194,7 @@ def fit(
     if total is None:
         raise ValueError("X has no rows: every chunk is empty")
 
-    for attr in ("feature_names_in_", "_feature_names_given", "_tables"):
-        vars(estimator).pop(attr, None)
+    estimator._forget_fit()
     estimator.classes_ = classes
     estimator.n_features_in_ = int(X.shape[1])
     family.setup_columns(estimator, X)

@@ -104,12 +104,7 @@ def learned_params(est) -> dict:
 
 def pinned_copy(est):
     """A deep copy of fitted ``est`` with learned hyperparameters fixed at their values."""
-    tables = est.__dict__.pop("_tables", None)
-    try:
-        out = copy.deepcopy(est)
-    finally:
-        if tables is not None:
-            est._tables = tables
+    out = copy.deepcopy(est._replace())  # its tables are not copied: derived again on use
     _pin(out, est)
     return out
 
@@ -128,13 +123,10 @@ def _pin(out, est) -> None:
 
 def with_alpha(est, alpha: float):
     """A shallow copy of fitted ``est`` scoring with ``alpha`` (statistics shared, read-only)."""
-    out = copy.copy(est)
-    out.__dict__ = dict(est.__dict__)
-    out._tables, out._learned = {}, {}
-    out.alpha = alpha
-    if "class_alpha" in out.get_params(deep=False) and isinstance(out.class_alpha, str):
-        out.class_alpha = est.class_alpha_
-    return out
+    pinned = {}
+    if "class_alpha" in est.get_params(deep=False) and isinstance(est.class_alpha, str):
+        pinned["class_alpha"] = est.class_alpha_
+    return est._replace(alpha=alpha, **pinned)
 
 
 def weight_groups(codes: np.ndarray, weights: np.ndarray):

@@ -127,7 +127,7 @@ class _DiscreteCrossval:
     each row after its downdate, rows to rescore one by one), or None to decline the fast path.
     """
 
-    def subtract(self, est, stats: dict) -> None:
+    def subtract(self, est, stats: dict, documents=None) -> None:
         """See :meth:`Family.subtract`."""
         est.class_count_ = downdate(est.class_count_, stats["class_count"])
         if "feature_count" in stats:
@@ -136,13 +136,12 @@ class _DiscreteCrossval:
         if np.ndim(lost):
             est.missing_count_ = downdate(est.missing_count_, lost)
         self._subtract_extra(est, stats)
-        est._statistics_changed()
+        est._statistics_changed(documents)
 
     def downdated(self, est, stats: dict, documents=None):
         """See :meth:`Family.downdated`: subtract replaces arrays, so a shallow copy will do."""
-        model = est._shallow_copy()
-        with model._training_documents(documents):
-            self.subtract(model, stats)
+        model = est._replace()
+        self.subtract(model, stats, documents)
         return model
 
     def _subtract_extra(self, est, stats: dict) -> None:

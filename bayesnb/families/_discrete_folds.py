@@ -27,9 +27,7 @@ _FEATURES = 1024
 
 def class_log_prior_without(est, class_count: np.ndarray) -> np.ndarray:
     """The class log prior est would have with ``class_count`` (its own class settings)."""
-    view = est._shallow_copy()
-    view.class_count_ = class_count
-    view._tables = {}
+    view = est._replace({"class_count_": class_count})
     return view._compute_class_log_prior()  # not cached: the view is dropped
 
 

@@ -226,23 +226,25 @@ class Family:
     # (for cross_val_predict, elpd_loo and alpha="loo")
     # ``stats`` is ``statistics(est, X_batch, codes, weights)`` of documents est was fitted on;
     # X is validated for est (as fit counted it), codes index est.classes_, weights float64.
-    def subtract(self, est, stats: dict) -> None:
-        """Remove a batch's statistics (the inverse of merge: as if fitted without them)."""
-        # Must leave est as a refit on the remaining data would (to rounding), its caches
-        # reset (est._statistics_changed()), so learned hyperparameters follow.
+    def subtract(self, est, stats: dict, documents=None) -> None:
+        """Remove a batch's statistics (the inverse of merge: as if fitted without them).
+
+        ``documents``: the remaining documents' validated ``(X, codes, weights)`` for values
+        learned from the documents themselves (``alpha="loo"``), or None.
+        """
+        # Must leave est as a refit on the remaining data would (to rounding), its derived
+        # values derived again (est._statistics_changed(documents)).
         raise self.unsupported("exact cross-validation (subtracting statistics)")
 
     def downdated(self, est, stats: dict, documents=None):
         """A copy of fitted ``est`` with ``stats`` subtracted (:meth:`subtract`); est unchanged.
 
-        ``documents``: the remaining documents' validated ``(X, codes, weights)`` for values
-        learned from the documents themselves (``alpha="loo"``), or None. The default copies
-        ``est`` deeply; a family whose ``subtract`` replaces the statistics arrays instead of
-        writing into them may share everything else (one fold of ``cross_val_predict``).
+        The default copies ``est`` deeply; a family whose ``subtract`` replaces the statistics
+        arrays instead of writing into them may share everything else (one fold of
+        ``cross_val_predict``).
         """
-        model = copy.deepcopy(est)
-        with model._training_documents(documents):
-            self.subtract(model, stats)
+        model = copy.deepcopy(est._replace())  # its tables are derived again anyway
+        self.subtract(model, stats, documents)
         return model
 
     # Whether cross_val_predict has the fit count X fold by fold (the same sums, merged fold

@@ -286,14 +286,15 @@ def _build(file: ModelFile, kwargs: dict, arrays: dict, ds: xr.Dataset):
     est.n_features_in_ = int(fitted["n_features_in"])
     if fitted["feature_names"]:
         est.feature_names_in_ = np.array([str(f) for f in arrays["feature"]], dtype=object)
-        if fitted.get("feature_names_given", False):
-            est._feature_names_given = True
     file.statistics = {k: np.array(v, copy=True) for k, v in arrays.items() if k in ds.data_vars}
     check_statistics(file.path, file.statistics, fitted, len(arrays["feature"]))
     family.restore_statistics(est, file)
     if fitted["class_alpha_"] is not None:
         est.class_alpha_ = decode(fitted["class_alpha_"])
     family.restore_fitted(est, file)
+    if fitted["feature_names"] and fitted.get("feature_names_given", False):
+        # Names given by hand (a composite's blocks too): input without names is expected.
+        est._set_feature_names(est.feature_names_in_)
     if "vectorizer" in fitted:
         est.vectorizer_params_ = _vectorizer_params(file, fitted["vectorizer"])
     return est

@@ -8,8 +8,6 @@ categorical model's ragged per-feature tables into one ``value`` dim.
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
 from bayesnb.validation import check_class_prior
@@ -27,10 +25,7 @@ __all__ = [
 
 def with_estimate(est, estimate: str):
     """A shallow copy of ``est`` scoring with ``estimate`` (statistics shared, not copied)."""
-    other = copy.copy(est)
-    other.estimate = estimate
-    other._tables = {}
-    return other
+    return est._replace(estimate=estimate)
 
 
 def dirichlet_draws(

@@ -53,7 +53,7 @@ class CategoricalCrossval(_DiscreteCrossval):
         redo = emptied(N[codes], weights) | shrinks.any(axis=1)
         return own, redo
 
-    def subtract(self, est, stats: dict) -> None:
+    def subtract(self, est, stats: dict, documents=None) -> None:
         """See :meth:`Family.subtract`."""
         k = est.n_categories_
         blocks = [
@@ -73,6 +73,5 @@ class CategoricalCrossval(_DiscreteCrossval):
             need[j] = max(need[j], held[-1] + 1 if held.size else 1)
             block = flat[:, off : off + need[j]]
             parts.append(np.hstack([block, np.zeros((flat.shape[0], 1))]))
-        est.n_categories_ = need
-        est._flat_count = np.concatenate(parts, axis=1)
-        est._statistics_changed()
+        est._set_fitted(n_categories_=need, _flat_count=np.concatenate(parts, axis=1))
+        est._statistics_changed(documents)

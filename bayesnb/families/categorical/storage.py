@@ -36,6 +36,8 @@ class CategoricalStorage:
                     f"{where}: category_count has {data['category_count'].shape[1]} slots, "
                     f"n_categories needs {slots}"
                 )
-        est.class_count_ = data["class_count"]
-        est._flat_count = data["category_count"]
-        est.n_categories_ = data["n_categories"].astype(np.intp)
+        est._set_fitted(
+            class_count_=data["class_count"],
+            _flat_count=data["category_count"],
+            n_categories_=data["n_categories"].astype(np.intp),
+        )

@@ -26,12 +26,12 @@ class ColumnwiseCrossval:
             total += np.where(np.isneginf(prior), 0.0, lik)
         return total
 
-    def subtract(self, est, stats: dict) -> None:
+    def subtract(self, est, stats: dict, documents=None) -> None:
         """See :meth:`Family.subtract`: the one class count, then each block's statistics."""
         est.class_count_ = downdate(est.class_count_, stats["class_count"])
         for (_, block, _), s in zip(est.estimators_, stats["blocks"], strict=True):
             family_of(block, "bayesnb.model_selection").subtract(block, s)
-        est._statistics_changed()
+        est._statistics_changed(documents)
 
     def loo_alpha(self, est, X, codes, weights) -> float:
         """ColumnwiseNB has no alpha of its own (its blocks' are fitted by the blocks)."""

@@ -387,10 +387,10 @@ class ColumnwiseNB(_BlockSpec, GenerativeClassifier):
         for (_, block, _), s in zip(self.estimators_, stats["blocks"], strict=True):
             block._merge_statistics(s)
 
-    def _statistics_changed(self) -> None:
+    def _statistics_changed(self, documents=None) -> None:
         for _, block, _ in self.estimators_:
             block._statistics_changed()
-        super()._statistics_changed()
+        super()._statistics_changed(documents)
 
     def fit(self, X, y, sample_weight=None, feature_names=None):
         """Fit every block on its columns with one label encoding (see ``GenerativeClassifier``).
@@ -400,16 +400,25 @@ class ColumnwiseNB(_BlockSpec, GenerativeClassifier):
         gets the names of its columns. Blocks select columns of input without names by
         position (a string selector needs a DataFrame).
         """
-        super().fit(X, y, sample_weight=sample_weight, feature_names=feature_names)
+        return super().fit(X, y, sample_weight=sample_weight, feature_names=feature_names)
+
+    def _fit_arrays(self, X, codes, weights, statistics=None) -> None:
+        super()._fit_arrays(X, codes, weights, statistics)
         for _, block, _ in self._blocks():
             if isinstance(getattr(type(block), "_fitted", None), property):
                 block._fitted  # noqa: B018 - factorise now (cached for prediction)
-        return self
 
     def _shallow_copy(self):
         """A copy whose blocks are copies too (naming them leaves these blocks alone)."""
-        view = super()._shallow_copy()
-        view.estimators_ = [(n, b._shallow_copy(), idx) for n, b, idx in self.estimators_]
+        return self._own_blocks(super()._shallow_copy())
+
+    def _replace(self, fitted: dict | None = None, **params):
+        """See :meth:`GenerativeClassifier._replace`; the blocks are copies (their caches too):
+        the variant's ``estimate`` is set on its own blocks."""
+        return self._own_blocks(super()._replace(fitted, **params))
+
+    def _own_blocks(self, view):
+        view.estimators_ = [(n, b._shallow_copy(), idx) for n, b, idx in view.estimators_]
         view.named_estimators_ = Bunch(**{n: b for n, b, _ in view.estimators_})
         return view
 

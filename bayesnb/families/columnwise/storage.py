@@ -126,10 +126,12 @@ class ColumnwiseStorage:
                 )
             block = file.load(f"blocks/{name}", type(unfitted))
             blocks.append((name, block, np.asarray(fit["columns"], dtype=np.intp)))
-        est.estimators_ = blocks
-        est.named_estimators_ = Bunch(**{n: b for n, b, _ in blocks})
+        est._set_fitted(
+            estimators_=blocks,
+            named_estimators_=Bunch(**{n: b for n, b, _ in blocks}),
+            _own_estimates=list(file.fitted["own_estimates"]),
+        )
 
     def restore_fitted(self, est, file) -> None:
         # Block columns and estimates; no alpha_ of its own (the blocks hold theirs).
         est.remainder_ = np.asarray(file.fitted["remainder"], dtype=np.intp)
-        est._own_estimates = list(file.fitted["own_estimates"])

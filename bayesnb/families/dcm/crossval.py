@@ -39,10 +39,10 @@ __all__ = ["DCMCrossval"]
 class DCMCrossval(_DiscreteCrossval):
     """subtract (class counts, totals, value and length histograms) and exact LOO."""
 
-    def subtract(self, est, stats: dict) -> None:
+    def subtract(self, est, stats: dict, documents=None) -> None:
         """See :meth:`Family.subtract`; β is re-optimised from the optimum before it."""
         est._begin_warm_start()
-        super().subtract(est, stats)
+        super().subtract(est, stats, documents)
 
     def _subtract_extra(self, est, stats: dict) -> None:
         est.value_count_ = downdate(est.value_count_, stats["value_count"])

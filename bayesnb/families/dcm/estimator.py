@@ -259,8 +259,8 @@ class DirichletCompoundNB(GenerativeClassifier):
         self.value_count_ = add_value_counts(self.value_count_, stats["value_count"])
         self.length_count_ = add_length_counts(self.length_count_, stats["length_count"])
 
-    def _statistics_changed(self) -> None:
-        super()._statistics_changed()
+    def _statistics_changed(self, documents=None) -> None:
+        super()._statistics_changed(documents)
         # The iteration is the fit: run it now, so a ConvergenceWarning surfaces at fit.
         self.concentration_  # noqa: B018
 

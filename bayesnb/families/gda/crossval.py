@@ -47,8 +47,6 @@ rounding of the refit's own absolute class means.
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.special import gammaln
@@ -83,18 +81,20 @@ _BIG = 1e100
 class GDACrossval:
     """Exact cross-validation of GDA (:mod:`bayesnb.model_selection`)."""
 
-    def subtract(self, est, stats: dict) -> None:
+    def subtract(self, est, stats: dict, documents=None) -> None:
         """See :meth:`Family.subtract`."""
-        old = est._stats, est.class_count_
+        old = {"_stats": est._stats, "class_count_": est.class_count_}
         counts = stats.get("class_count", stats["gaussian"].count)
         left = est.class_count_ - counts
-        est._stats = est._stats.subtract(stats["gaussian"])
-        est.class_count_ = np.where(emptied(est.class_count_, counts), 0.0, left)
+        est._set_fitted(
+            _stats=est._stats.subtract(stats["gaussian"]),
+            class_count_=np.where(emptied(est.class_count_, counts), 0.0, left),
+        )
         try:
-            est._statistics_changed()
+            est._statistics_changed(documents)
             est._fitted  # noqa: B018 - a refit factorises at fit, and fails there
         except BaseException:
-            est._stats, est.class_count_ = old
+            est._set_fitted(**old)
             est._statistics_changed()
             raise
 
@@ -158,10 +158,7 @@ def _refit_row(est, x, code, w) -> np.ndarray:
     """One document scored by the estimator's own code on statistics without it."""
     st = est._stats
     batch = gaussian_stats(x, code, w, st.n_classes, st.covariance, st.shift)
-    view = copy.copy(est)
-    view._stats = st.subtract(batch)
-    view._tables, view._learned = {}, {}
-    return view._complete_log_likelihood(x)[0]
+    return est._replace({"_stats": st.subtract(batch)})._complete_log_likelihood(x)[0]
 
 
 def _without_class(est, x, code: int, w: float, moved: bool) -> np.ndarray:
@@ -176,10 +173,8 @@ def _without_class(est, x, code: int, w: float, moved: bool) -> np.ndarray:
         )
     keep = np.arange(st.n_classes) != code
     scatter = st.scatter if st.covariance == "shared" else st.scatter[keep]
-    view = copy.copy(est)
-    view._stats = GaussianStats(st.count[keep], st.offset[keep], scatter, st.covariance, st.shift)
-    view.classes_ = est.classes_[keep]
-    view._tables, view._learned = {}, {}
+    kept = GaussianStats(st.count[keep], st.offset[keep], scatter, st.covariance, st.shift)
+    view = est._replace({"_stats": kept, "classes_": est.classes_[keep]})
     out = np.full(st.n_classes, -np.inf)
     out[keep] = view._log_likelihood(x)[0]
     return out

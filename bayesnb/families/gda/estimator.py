@@ -150,20 +150,19 @@ class GDA(GenerativeClassifier):
             return check_X(self, X, reset=reset, allow_sparse=False, missing=self._missing)
         return check_X_y(self, X, y, reset=reset, allow_sparse=False, missing=self._missing)
 
-    def fit(self, X, y, sample_weight=None, feature_names=None):
-        """Fit from scratch on (X, y); see :meth:`GenerativeClassifier.fit`.
+    def _fit_arrays(self, X, codes, weights, statistics=None) -> None:
+        """See :meth:`GenerativeClassifier._fit_arrays` (``fit``'s counting step).
 
         The estimate is computed and factorised here, so a singular ``"mle"`` covariance
         fails at fit time. ``partial_fit`` stays lazy: a batch may be singular on its own.
         """
-        super().fit(X, y, sample_weight=sample_weight, feature_names=feature_names)
+        super()._fit_arrays(X, codes, weights, statistics)
         if self._stats.total_count <= 0 < self.class_count_.sum():
             raise ValueError(
                 "GDA(missing='ignore') fits the class means and covariance on complete rows, "
                 "and every row of X holds a NaN (or has weight 0)"
             )
         self._fitted  # noqa: B018 - factorise now (cached for prediction)
-        return self
 
     def _reset_counts(self, n_features: int) -> None:
         self._stats = GaussianStats.empty(len(self.classes_), n_features, self.covariance)

@@ -125,10 +125,12 @@ class GDAStorage:
         gaussian_count = data.get("gaussian_count", count)
         if gaussian_count.shape != count.shape:
             raise ValueError(f"inconsistent GDA gaussian_count {gaussian_count.shape} in the file")
-        est._stats = GaussianStats(
-            gaussian_count.copy(), offset, data["scatter"], covariance, data["shift"]
+        est._set_fitted(
+            _stats=GaussianStats(
+                gaussian_count.copy(), offset, data["scatter"], covariance, data["shift"]
+            ),
+            class_count_=count.copy(),
         )
-        est.class_count_ = count.copy()
         stored = NormalInverseWishart(
             **{k: float(prior[k]) if k in ("kappa0", "nu0") else prior[k] for k in _NIW_FIELDS}
         )

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
 from bayesnb.families import Family, register
@@ -61,14 +59,17 @@ class MultinomialFamily(
         posterior is unchanged: the UNK category already holds every never-seen column)."""
         if not est.unk:
             return None
-        wider = copy.deepcopy(est)
         k = len(est.classes_)
-        wider.feature_count_ = np.hstack([est.feature_count_, np.zeros((k, 1))])
-        wider.n_features_in_ = est.n_features_in_ + 1
+        wide = {
+            "feature_count_": np.hstack([est.feature_count_, np.zeros((k, 1))]),
+            "n_features_in_": est.n_features_in_ + 1,
+        }
         names = getattr(est, "feature_names_in_", None)
         if names is not None:
-            wider.feature_names_in_ = np.append(np.asarray(names, dtype=object), "UNK")
-        wider._tables = {}
+            wide["feature_names_in_"] = np.append(np.asarray(names, dtype=object), "UNK")
+        wider = est._replace(wide)
+        # The same posterior: the hyperparameters learned from these statistics hold.
+        wider.alpha_, wider.class_alpha_ = est.alpha_, est.class_alpha_
         return wider
 
 

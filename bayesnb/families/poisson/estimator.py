@@ -199,8 +199,8 @@ class PoissonNB(_MissingCounts, _DiscreteNB):
         check_gamma_parameter(alpha, "alpha", n)
         check_gamma_parameter(self.beta, "beta", n)
 
-    def _compute_alpha(self):
-        alpha = super()._compute_alpha()
+    def _compute_alpha(self, documents=None):
+        alpha = super()._compute_alpha(documents)
         if self._learns_alpha() and self.estimate == "map" and alpha < 1:
             # Fail at fit, not at the first predict (the tables are built lazily).
             raise ValueError(
