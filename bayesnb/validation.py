@@ -23,7 +23,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from bayesnb.scoring.blocks import defer_value_checks, sum_and_min, values_usual
+from bayesnb.scoring.blocks import sum_and_min, values_usual
 
 ESTIMATES = ("mle", "map", "mean", "bayes")
 MISSING = ("error", "ignore")
@@ -291,15 +291,9 @@ def check_X(
         return (X, y) if y is not None else X
     values = _finite_values(X)
     check_missing(missing)
-    if not integer:
-        # Inside values_checked_by_products() the products reading sparse X check its values;
-        # else a compiled pass says whether a check can fail at all; only then NumPy's checks.
-        if sp.issparse(X) and defer_value_checks(
-            values, nonnegative, lambda: _check_values(estimator, X, nonnegative, False, missing)
-        ):
-            return (X, y) if y is not None else X
-        if values_usual(values, nonnegative):
-            return (X, y) if y is not None else X
+    # A compiled pass says whether a check can fail at all; only then NumPy's checks.
+    if not integer and values_usual(values, nonnegative):
+        return (X, y) if y is not None else X
     _check_values(estimator, X, nonnegative, integer, missing)
     if y is not None:
         return X, y

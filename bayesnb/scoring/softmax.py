@@ -1,11 +1,11 @@
 """Normalisation of joint log-probabilities over classes: log posteriors and probabilities.
 
 The softmax of ``predict_proba`` runs by cache-sized blocks of rows
-(:func:`bayesnb.scoring.blocks.for_row_blocks`) with the operations of the whole-matrix
-formula ``exp(s - max s) / Σ exp(s - max s)``, so its numbers are that formula's bit for
-bit. On large inputs the per-row passes are compiled loops (:mod:`bayesnb.scoring._jit`)
-around NumPy's own exponential; otherwise, and where numba is unavailable, NumPy passes over
-a class-major copy of the block.
+(:func:`bayesnb.scoring.blocks.for_row_blocks`) as ``exp(s - max s) / Σ exp(s - max s)``,
+each row's sum taken over its classes in order. On large inputs the per-row passes are
+compiled loops (:mod:`bayesnb.scoring._jit`) around NumPy's own exponential; otherwise, and
+where numba is unavailable, the same operations in NumPy passes over a class-major copy of
+the block (the same numbers).
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ import warnings
 import numpy as np
 
 import bayesnb.scoring._jit as _jit
-from bayesnb.scoring.blocks import for_row_blocks, row_sums_by_columns
+from bayesnb.scoring.blocks import for_row_blocks
 
-__all__ = ["RowSoftmax", "normalize_log_proba", "normalize_proba"]
+__all__ = ["normalize_log_proba", "normalize_proba"]
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # bayesnb/
 
-# Score cells per block of the compiled passes: the block stays in L2 cache between them.
-_COMPILED_CELLS = 1 << 15
+# Score cells per block: the block stays in L2 cache between the passes over it.
+_BLOCK_CELLS = 1 << 15
 
 
 def normalize_log_proba(joint: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
@@ -49,11 +49,10 @@ def normalize_proba(
     """``exp`` of :func:`normalize_log_proba` with one exponential per cell, not two.
 
     ``offset`` (the class log prior, say) is added to ``joint`` first. The softmax runs by
-    blocks of rows that stay in cache, with the same operations per row as on the whole
-    matrix; rows that every class finds impossible are redone from the class prior
-    afterwards. ``overwrite``: ``joint`` is the caller's scratch array (a fresh product) and
-    the probabilities are written over it when its dtype and layout allow, so no second
-    (n_samples, n_classes) array is allocated.
+    blocks of rows that stay in cache; rows that every class finds impossible are redone
+    from the class prior afterwards. ``overwrite``: ``joint`` is the caller's scratch array
+    (a fresh product) and the probabilities are written over it when its dtype and layout
+    allow, so no second (n_samples, n_classes) array is allocated.
     """
     n, k = joint.shape
     dtype = joint.dtype if offset is None else np.result_type(joint, offset)
@@ -65,54 +64,55 @@ def normalize_proba(
         and joint.flags.owndata
     )
     proba = joint if in_place else np.empty((n, k), dtype=dtype)
-    if joint.flags.c_contiguous and RowSoftmax.applies(joint) and RowSoftmax.applies(proba):
-        rows = RowSoftmax(n, log_prior, np.zeros(k) if offset is None else offset)
-        for_row_blocks(n, k, lambda r0, r1: rows(joint, proba, r0, r1), _COMPILED_CELLS)
-        return rows.result(proba)
+    offset = np.zeros(k, dtype=dtype) if offset is None else np.asarray(offset, dtype=dtype)
     dead = np.zeros(n, dtype=bool)
-    for_row_blocks(n, k, _numpy_block(joint, offset, proba, dead))
+    compiled = (
+        n * k >= _jit.COMPILED_FROM
+        and dtype == np.float64
+        and joint.dtype == np.float64
+        and joint.flags.c_contiguous
+        and _jit.kernels()
+    )
+    if compiled:
+        block = _compiled_block(compiled, joint, offset, proba, dead)
+    else:
+        block = _numpy_block(joint, offset, proba, dead)
+    for_row_blocks(n, k, block, _BLOCK_CELLS)
     return _refill(proba, dead, log_prior)
 
 
-class RowSoftmax:
-    """:func:`normalize_proba`'s compiled passes, on blocks of rows as they come.
+def _compiled_block(kernels, joint: np.ndarray, offset, proba: np.ndarray, dead: np.ndarray):
+    """The softmax of rows ``r0:r1`` in two compiled passes around NumPy's exponential."""
+    offset = np.ascontiguousarray(offset)
 
-    ``rows(src, dst, r0, r1)`` writes the softmax of ``src[r0:r1] + offset`` into
-    ``dst[r0:r1]`` (``src`` may be ``dst``); a product calls it on each block of its output
-    right after computing it (:func:`bayesnb.scoring.blocks.values_checked_by_products`),
-    while the block is in cache. :meth:`result` then redoes the impossible rows.
-    """
-
-    def __init__(self, n: int, log_prior: np.ndarray, offset: np.ndarray) -> None:
-        self.log_prior = log_prior
-        self.offset = np.ascontiguousarray(offset, dtype=np.float64)
-        self.dead = np.zeros(n, dtype=bool)
-        self.kernels = _jit.kernels()
-
-    @staticmethod
-    def applies(scores: np.ndarray) -> bool:
-        """Whether the compiled passes take these scores (large float64, few classes)."""
-        n, k = scores.shape
-        if n * k < _jit.COMPILED_FROM or not 0 < k <= _jit.MAX_CLASSES:
-            return False
-        if scores.dtype != np.float64 or not scores.flags.c_contiguous:
-            return False
-        # Their row sums are NumPy's pairwise order: the same check as the NumPy passes'.
-        return row_sums_by_columns(np.zeros((k, 1))) is not None and _jit.kernels() is not None
-
-    def accepts(self, out: np.ndarray) -> bool:
-        """Whether a product's output can be finished in place (see :meth:`applies`)."""
-        return out.shape == (self.dead.size, self.offset.size) and self.applies(out)
-
-    def __call__(self, src: np.ndarray, dst: np.ndarray, r0: int, r1: int) -> None:
-        rows = dst[r0:r1]
-        self.kernels.shift_rows(src[r0:r1], self.offset, rows, self.dead[r0:r1])
+    def block(r0: int, r1: int) -> None:
+        rows = proba[r0:r1]
+        kernels.shift_rows(joint[r0:r1], offset, rows, dead[r0:r1])
         np.exp(rows, out=rows)
-        self.kernels.divide_rows(rows)
+        kernels.divide_rows(rows)
 
-    def result(self, proba: np.ndarray) -> np.ndarray:
-        """``proba`` with the impossible rows (a non-finite maximum) redone from the prior."""
-        return _refill(proba, self.dead, self.log_prior)
+    return block
+
+
+def _numpy_block(joint: np.ndarray, offset, proba: np.ndarray, dead: np.ndarray):
+    """The softmax of rows ``r0:r1`` in NumPy passes over a class-major copy of the block."""
+    k = joint.shape[1]
+
+    def block(r0: int, r1: int) -> None:
+        # Class-major (k, rows) inside the block: every pass is a contiguous vector operation
+        # (row-major, each is a reduction or a broadcast over k-value rows), and the sum over
+        # axis 0 adds the classes in order, as the compiled pass does.
+        t = np.empty((k, r1 - r0), dtype=proba.dtype)
+        np.add(joint[r0:r1].T, offset[:, None], out=t)
+        top = t.max(axis=0)
+        with np.errstate(invalid="ignore"):  # an impossible row (-inf - -inf), redone below
+            t -= top
+        np.exp(t, out=t)
+        t /= t.sum(axis=0)
+        proba[r0:r1] = t.T  # joint's rows r0:r1 are read above: safe to overwrite in place
+        dead[r0:r1] = ~np.isfinite(top)
+
+    return block
 
 
 def _refill(proba: np.ndarray, dead: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
@@ -127,33 +127,6 @@ def _refill(proba: np.ndarray, dead: np.ndarray, log_prior: np.ndarray) -> np.nd
         part /= part.sum(axis=1, keepdims=True)
         proba[rows] = part
     return proba
-
-
-def _numpy_block(joint: np.ndarray, offset, proba: np.ndarray, dead: np.ndarray):
-    """The softmax of rows ``r0:r1`` in NumPy passes over a class-major copy of the block."""
-    k = joint.shape[1]
-    dtype = proba.dtype
-
-    def block(r0: int, r1: int) -> None:
-        # Class-major (k, rows) inside the block: every pass is a contiguous vector operation
-        # (row-major, each is a reduction or a broadcast over k-value rows).
-        t = np.empty((k, r1 - r0), dtype=dtype)
-        if offset is None:
-            t[...] = joint[r0:r1].T
-        else:
-            np.add(joint[r0:r1].T, offset[:, None], out=t)
-        top = t.max(axis=0)
-        with np.errstate(invalid="ignore"):  # an impossible row (-inf - -inf), redone below
-            t -= top
-        np.exp(t, out=t)
-        total = row_sums_by_columns(t)
-        if total is None:  # NumPy sums rows in another order: sum row-major
-            total = np.ascontiguousarray(t.T).sum(axis=1)
-        t /= total
-        proba[r0:r1] = t.T  # joint's rows r0:r1 are read above: safe to overwrite in place
-        dead[r0:r1] = ~np.isfinite(top)
-
-    return block
 
 
 def _with_fallback(joint: np.ndarray, log_prior: np.ndarray):

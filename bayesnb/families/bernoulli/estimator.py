@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Real
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -150,13 +148,6 @@ class BernoulliNB(_MissingCounts, _DiscreteNB):
     def _linear(self):
         log_p, log_q = self.feature_log_prob_, self.feature_log_neg_prob_
         return self._cached("bernoulli_linear", lambda: bernoulli_linear(log_p, log_q))
-
-    def _product_reads_values(self) -> bool:
-        # Smoothed tables and a valid threshold (a negative one is refused for sparse X after
-        # the value checks): one product binarising X's values as it reads them.
-        t = self.binarize
-        valid = isinstance(t, Real) and not isinstance(t, bool) and np.isfinite(t) and t >= 0
-        return valid and self._linear() is not None
 
     def _log_likelihood(self, X) -> np.ndarray:
         M = self._split_missing(X)[1] if self._missing == "ignore" else None

@@ -168,14 +168,6 @@ class MultinomialNB(_DiscreteNB):
         table = self.feature_log_prob_
         return self._cached("scoring_table", lambda: scoring_table(table))
 
-    def _product_reads_values(self) -> bool:
-        # One product X · table_t of X's own float64 values (no -inf, no Pólya terms).
-        return (
-            self.estimate != "bayes"
-            and np.dtype(self.dtype) == np.float64
-            and self._scoring_table() is not None
-        )
-
     def _log_likelihood(self, X) -> np.ndarray:
         X, M = self._split_missing(X)
         if self.estimate == "bayes":
