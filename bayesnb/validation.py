@@ -42,6 +42,7 @@ __all__ = [
     "check_finite",
     "check_missing",
     "check_sample_weight",
+    "check_values",
     "encode_labels",
 ]
 
@@ -260,9 +261,10 @@ def check_X(
         ``"ignore"`` lets NaN (missing values, also stored explicitly in sparse input) through
         for the estimator to marginalise. Infinity is refused either way.
     finite : bool
-        False skips the scan for NaN and infinity (and needs ``nonnegative=False``,
-        ``integer=False``): the caller checks afterwards with :func:`check_finite`, e.g. only
-        when a product of X came out non-finite.
+        False skips the value checks (NaN, infinity, signs, integers): the caller checks
+        afterwards, with :func:`check_finite` (e.g. only when a product of X came out
+        non-finite) or :func:`check_values` (e.g. only when the scoring product found a
+        value to report).
 
     Returns
     -------
@@ -286,22 +288,24 @@ def check_X(
     if sp.issparse(X) and X.format != "csr":
         X = X.tocsr()
     if not finite:
-        if nonnegative or integer:
-            raise ValueError("check_X(finite=False) cannot check nonnegative or integer values")
         return (X, y) if y is not None else X
     values = _finite_values(X)
     check_missing(missing)
     # A compiled pass says whether a check can fail at all; only then NumPy's checks.
     if not integer and values_usual(values, nonnegative):
         return (X, y) if y is not None else X
-    _check_values(estimator, X, nonnegative, integer, missing)
+    check_values(estimator, X, nonnegative, integer, missing)
     if y is not None:
         return X, y
     return X
 
 
-def _check_values(estimator, X, nonnegative: bool, integer: bool, missing: str) -> None:
-    """The value checks of :func:`check_X`: finite (NaN unless missing), signs, integers."""
+def check_values(
+    estimator, X, nonnegative: bool = False, integer: bool = False, missing: str = "error"
+) -> None:
+    """The value checks of :func:`check_X` on its output ``X``: finite (NaN unless
+    ``missing="ignore"``), ``>= 0`` if ``nonnegative``, integers if ``integer``; a ValueError
+    naming the problem."""
     values = _finite_values(X)
     # One pass over the values gives their sum (finite: no NaN, no infinity) and minimum.
     total, low = sum_and_min(values, minimum=nonnegative)

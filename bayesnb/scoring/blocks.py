@@ -10,6 +10,9 @@ n_classes) scores. Both are done here by blocks of rows:
   to one block of stored values at a time, so no transformed copy of X is made.
 - :func:`for_row_blocks` runs element-wise passes (the softmax) on blocks of rows that stay
   in cache, instead of one pass over the whole score matrix per operation, again in threads.
+- :func:`checked_dot` is that product which also checks the stored values of X block by
+  block (one compiled pass while in cache) and finishes each block of output rows right
+  after its product: ``predict_proba``'s fused path, called explicitly by the estimators.
 - :func:`sum_and_min` takes both reductions of validation in one pass over memory, and
   :func:`values_usual` (compiled, for large inputs) says in one pass whether any check can
   fail at all.
@@ -39,6 +42,7 @@ except ImportError:  # pragma: no cover - a SciPy without it
 
 __all__ = [
     "all_integers",
+    "checked_dot",
     "csr_dot",
     "for_row_blocks",
     "n_threads",
@@ -53,6 +57,9 @@ _PARALLEL_FROM = 1 << 18
 # score cells per softmax block: the block's arrays stay in a core's L2 cache between the
 # passes over it.
 _BLOCK_VALUES = 1 << 16
+# Stored values per block of a product that only checks them (read in place, no mapped copy):
+# fewer, longer calls of SciPy's kernel; the block (3 MiB with its indices) stays in L2/L3.
+_INSPECT_VALUES = 1 << 18
 _BLOCK_CELLS = 1 << 14
 
 
@@ -158,9 +165,57 @@ def csr_dot(
     -------
     ndarray of shape (n_samples, k)
     """
+    if not _kernel_takes(X, table, values, offset):
+        if values is not None:
+            X = sp.csr_matrix((values(X.data), X.indices, X.indptr), shape=X.shape)
+        out = np.asarray(X @ table)
+        return out if offset is None else out + offset
+    return _product(X, table, values, offset)
+
+
+def checked_dot(
+    X,
+    table: np.ndarray,
+    nonnegative: bool,
+    finish: Callable[[int, int], None],
+    out: np.ndarray,
+    values: Callable[[np.ndarray], np.ndarray] | None = None,
+    offset: np.ndarray | None = None,
+) -> bool | None:
+    """:func:`csr_dot` into ``out`` that also checks X's stored values and finishes its rows.
+
+    Each block of stored values is checked (finite, and ``>= 0`` if ``nonnegative``: one
+    compiled pass) while it is in cache for the product, and ``finish(r0, r1)`` runs on each
+    block of output rows right after its product (the softmax of ``predict_proba``, say).
+    Returns True when every value passed, False when some did not (the caller then runs
+    validation's checks, which name the problem), None (nothing done) for input this pass
+    does not take: small, not float64, no compiled kernels or no SciPy kernel.
+    """
+    kernels = _jit.kernels()
+    data = X.data
+    if (
+        kernels is None
+        or not _kernel_takes(X, table, values, offset)
+        or not _compiled_input(data)
+        or out.shape != (X.shape[0], table.shape[1])
+        or out.dtype != np.float64
+        or table.dtype != np.float64
+    ):
+        return None
+    seen: list[tuple[int, bool]] = []  # (size, unusual) of each block; appends thread-safe
+
+    def check(block: np.ndarray) -> None:
+        seen.append((block.size, bool(kernels.unusual_values(block, nonnegative))))
+
+    _product(X, table, values, offset, check=check, finish=finish, out=out)
+    return sum(size for size, _ in seen) == data.size and not any(bad for _, bad in seen)
+
+
+def _kernel_takes(X, table, values, offset) -> bool:
+    """Whether SciPy's row kernel takes this product (else SciPy's ``@`` on the whole)."""
     data = X.data
     dtype = table.dtype if values is not None else np.result_type(data.dtype, table.dtype)
-    usable = (
+    return (
         csr_matvecs is not None
         and X.format == "csr"
         and table.ndim == 2
@@ -169,38 +224,52 @@ def csr_dot(
         and X.indices.dtype == X.indptr.dtype
         and (offset is None or np.result_type(dtype, offset) == dtype)
     )
-    if not usable:
-        if values is not None:
-            X = sp.csr_matrix((values(data), X.indices, X.indptr), shape=X.shape)
-        out = np.asarray(X @ table)
-        return out if offset is None else out + offset
+
+
+def _product(X, table, values, offset, check=None, finish=None, out=None) -> np.ndarray:
+    """The row-block product of :func:`csr_dot` (and :func:`checked_dot`'s ``check`` of each
+    block of stored values, ``finish`` of each block of output rows)."""
+    data = X.data
+    dtype = table.dtype if values is not None else np.result_type(data.dtype, table.dtype)
     n, v = X.shape
     k = table.shape[1]
     flat = np.ascontiguousarray(table).ravel()
-    out = np.zeros((n, k), dtype=dtype)
+    if out is None:
+        out = np.zeros((n, k), dtype=dtype)
     indptr, indices = X.indptr, X.indices
     threads = n_threads() if X.nnz >= _PARALLEL_FROM else 1
     bounds = _splits(indptr, 4 * threads if threads > 1 else 1)
+    blocked = values is not None or check is not None
+    # Stored values per block: a mapped copy stays in L2; values read in place, longer blocks.
+    size = _BLOCK_VALUES if values is not None else _INSPECT_VALUES
 
     def task(r0: int, r1: int) -> Callable[[], None]:
         def run() -> None:
-            if values is None:
+            if not blocked:
                 ptr = indptr[r0 : r1 + 1]  # absolute offsets into the full index arrays
                 csr_matvecs(r1 - r0, v, k, ptr, indices, data, flat, out[r0:r1].ravel())
                 if offset is not None:
                     out[r0:r1] += offset
                 return
-            # Stored values of this range a cache-sized block at a time: mapped and
-            # multiplied while in cache.
-            blocks = max(1, int(indptr[r1] - indptr[r0]) // _BLOCK_VALUES)
+            # Stored values of this range a cache-sized block at a time: checked, mapped and
+            # multiplied while in cache, the output rows finished right after.
+            blocks = max(1, int(indptr[r1] - indptr[r0]) // size)
             sub = _splits(indptr[r0 : r1 + 1], blocks) + r0
             for a, b in itertools.pairwise(sub.tolist()):
                 s0, s1 = indptr[a], indptr[b]
-                block = np.asarray(values(data[s0:s1]), dtype=dtype)
-                ptr = indptr[a : b + 1] - s0
-                csr_matvecs(b - a, v, k, ptr, indices[s0:s1], block, flat, out[a:b].ravel())
+                if check is not None:
+                    check(data[s0:s1])
+                if values is None:
+                    ptr = indptr[a : b + 1]
+                    csr_matvecs(b - a, v, k, ptr, indices, data, flat, out[a:b].ravel())
+                else:
+                    block = np.asarray(values(data[s0:s1]), dtype=dtype)
+                    ptr = indptr[a : b + 1] - s0
+                    csr_matvecs(b - a, v, k, ptr, indices[s0:s1], block, flat, out[a:b].ravel())
                 if offset is not None:
                     out[a:b] += offset
+                if finish is not None:
+                    finish(a, b)
 
         return run
 

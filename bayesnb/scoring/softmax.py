@@ -16,9 +16,9 @@ import warnings
 import numpy as np
 
 import bayesnb.scoring._jit as _jit
-from bayesnb.scoring.blocks import for_row_blocks
+from bayesnb.scoring.blocks import checked_dot, for_row_blocks
 
-__all__ = ["normalize_log_proba", "normalize_proba"]
+__all__ = ["checked_proba", "normalize_log_proba", "normalize_proba"]
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # bayesnb/
 
@@ -78,6 +78,39 @@ def normalize_proba(
     else:
         block = _numpy_block(joint, offset, proba, dead)
     for_row_blocks(n, k, block, _BLOCK_CELLS)
+    return _refill(proba, dead, log_prior)
+
+
+def checked_proba(
+    X,
+    table: np.ndarray,
+    log_prior: np.ndarray,
+    nonnegative: bool,
+    values=None,
+    offset: np.ndarray | None = None,
+) -> np.ndarray | None:
+    """:func:`normalize_proba` of the scores ``X @ table (+ offset)`` of large CSR ``X``, X's
+    stored values checked in the same pass.
+
+    One product (:func:`bayesnb.scoring.blocks.checked_dot`) checks each block of stored
+    values (finite, and ``>= 0`` if ``nonnegative``) while it is in cache and gives each block
+    of output rows its softmax (``log_prior`` added) right after: X and the scores are read
+    once. ``values``: a map of the stored values (a threshold), as for ``csr_dot``.
+
+    Returns None when some value is unusual (the caller then runs validation's checks, which
+    name it) or when the pass does not take the input (small, not float64, no numba): the
+    caller then validates and scores as usual.
+    """
+    n, k = X.shape[0], table.shape[1]
+    kernels = _jit.kernels()
+    if kernels is None or n * k < _jit.COMPILED_FROM:
+        return None
+    prior = np.ascontiguousarray(log_prior, dtype=np.float64)
+    proba = np.zeros((n, k))
+    dead = np.zeros(n, dtype=bool)
+    finish = _compiled_block(kernels, proba, prior, proba, dead)
+    if not checked_dot(X, table, nonnegative, finish, proba, values=values, offset=offset):
+        return None
     return _refill(proba, dead, log_prior)
 
 
