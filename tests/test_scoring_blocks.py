@@ -12,6 +12,7 @@ from bayesnb import GDA, BernoulliNB, MultinomialNB
 from bayesnb.scoring import blocks
 from bayesnb.scoring.blocks import csr_dot, n_threads, sum_and_min
 from bayesnb.scoring.discrete import normalize_proba
+from tests.softmax_helpers import reference_softmax
 
 
 @pytest.fixture
@@ -34,16 +35,6 @@ def _corpus(n=12_000, v=60, seed=0):
     X.eliminate_zeros()
     assert X.nnz >= LARGE
     return X, rng.normal(size=(v, 7)) * 10
-
-
-def _ref_softmax(joint, offset):
-    """exp(s − max s) / Σ exp(s − max s), each row's classes summed in order."""
-    s = joint + offset
-    p = np.exp(s - s.max(axis=1, keepdims=True))
-    total = p[:, 0].copy()
-    for c in range(1, p.shape[1]):
-        total += p[:, c]
-    return p / total[:, None]
 
 
 def test_csr_dot_equals_scipy_bit_for_bit(threads):
@@ -97,12 +88,14 @@ def test_blocked_softmax_matches_whole_matrix(threads, jit, monkeypatch):
         joint = rng.normal(size=(LARGE // k + 301, k)) * 50
         prior = np.log(rng.dirichlet(np.ones(k)))
         assert np.array_equal(
-            normalize_proba(joint, prior, offset=prior), _ref_softmax(joint, prior)
+            normalize_proba(joint, prior, offset=prior), reference_softmax(joint, prior)
         )
-        assert np.array_equal(normalize_proba(joint + prior, prior), _ref_softmax(joint, prior))
+        assert np.array_equal(
+            normalize_proba(joint + prior, prior), reference_softmax(joint, prior)
+        )
         small = joint[:301]  # one block in the calling thread, NumPy passes
         assert np.array_equal(
-            normalize_proba(small, prior, offset=prior), _ref_softmax(small, prior)
+            normalize_proba(small, prior, offset=prior), reference_softmax(small, prior)
         )
 
 
@@ -115,7 +108,7 @@ def test_blocked_softmax_impossible_rows_fall_back_to_prior(threads):
         p = normalize_proba(joint, prior, offset=prior)
     assert np.allclose(p[[3, 40]], [0.1, 0.2, 0.3, 0.4], rtol=1e-15)
     keep = np.setdiff1d(np.arange(joint.shape[0]), [3, 40])
-    assert np.array_equal(p[keep], _ref_softmax(joint[keep], prior))
+    assert np.array_equal(p[keep], reference_softmax(joint[keep], prior))
 
 
 def test_sum_and_min(threads):

@@ -13,6 +13,7 @@ import scipy.sparse as sp
 from bayesnb import BernoulliNB, ColumnwiseNB, MultinomialNB
 from bayesnb.scoring import _jit, softmax
 from bayesnb.scoring.blocks import values_usual
+from tests.softmax_helpers import reference_softmax
 
 # Large enough for every compiled pass: 2^18 stored values and 2^18 score cells.
 N_DOCS, N_FEATURES, N_CLASSES = 70_000, 40, 4
@@ -88,16 +89,6 @@ def test_compiled_paths_score_bit_for_bit(name, counts, monkeypatch):
             assert np.array_equal(a, b)
 
 
-def _reference_softmax(joint, offset):
-    """exp(s − max s) / Σ exp(s − max s), each row's classes summed in order."""
-    s = joint + offset
-    p = np.exp(s - s.max(axis=1, keepdims=True))
-    total = p[:, 0].copy()
-    for c in range(1, p.shape[1]):
-        total += p[:, c]
-    return p / total[:, None]
-
-
 def test_compiled_softmax_rows_with_nan_and_impossible_classes(monkeypatch):
     rng = np.random.default_rng(1)
     for k in (1, 2, 7, 9, 20, 130):
@@ -115,7 +106,7 @@ def test_compiled_softmax_rows_with_nan_and_impossible_classes(monkeypatch):
         assert np.array_equal(got, want)
         keep = np.isfinite(joint.max(axis=1))  # rows 3 and 6 (and 4 when k = 1): the prior
         assert np.allclose(got[~keep], np.exp(prior), rtol=1e-15)
-        assert np.array_equal(got[keep], _reference_softmax(joint[keep], prior))
+        assert np.array_equal(got[keep], reference_softmax(joint[keep], prior))
         kept = joint.copy()
         with pytest.warns(RuntimeWarning):
             softmax.normalize_proba(kept, prior, offset=prior)  # overwrite=False: read only
