@@ -23,7 +23,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from bayesnb.scoring.blocks import defer_value_checks, sum_and_min, values_usual
+from bayesnb.scoring.blocks import sum_and_min, values_usual
 
 ESTIMATES = ("mle", "map", "mean", "bayes")
 MISSING = ("error", "ignore")
@@ -44,6 +44,7 @@ __all__ = [
     "check_int",
     "check_missing",
     "check_sample_weight",
+    "check_values",
     "encode_labels",
     "not_numeric_error",
     "stored_values",
@@ -292,9 +293,10 @@ def check_X(
         ``"ignore"`` lets NaN (missing values, also stored explicitly in sparse input) through
         for the estimator to marginalise. Infinity is refused either way.
     finite : bool
-        False skips the scan for NaN and infinity (and needs ``nonnegative=False``,
-        ``integer=False``): the caller checks afterwards with :func:`check_finite`, e.g. only
-        when a product of X came out non-finite.
+        False skips the value checks (NaN, infinity, signs, integers): the caller checks
+        afterwards, with :func:`check_finite` (e.g. only when a product of X came out
+        non-finite) or :func:`check_values` (e.g. only when the scoring product found a
+        value to report).
 
     Returns
     -------
@@ -318,28 +320,24 @@ def check_X(
     if sp.issparse(X) and X.format != "csr":
         X = X.tocsr()
     if not finite:
-        if nonnegative or integer:
-            raise ValueError("check_X(finite=False) cannot check nonnegative or integer values")
         return (X, y) if y is not None else X
     values = stored_values(X)
     check_missing(missing)
-    if not integer:
-        # Inside values_checked_by_products() the products reading sparse X check its values;
-        # else a compiled pass says whether a check can fail at all; only then NumPy's checks.
-        if sp.issparse(X) and defer_value_checks(
-            values, nonnegative, lambda: _check_values(estimator, X, nonnegative, False, missing)
-        ):
-            return (X, y) if y is not None else X
-        if values_usual(values, nonnegative):
-            return (X, y) if y is not None else X
-    _check_values(estimator, X, nonnegative, integer, missing)
+    # A compiled pass says whether a check can fail at all; only then NumPy's checks.
+    if not integer and values_usual(values, nonnegative):
+        return (X, y) if y is not None else X
+    check_values(estimator, X, nonnegative, integer, missing)
     if y is not None:
         return X, y
     return X
 
 
-def _check_values(estimator, X, nonnegative: bool, integer: bool, missing: str) -> None:
-    """The value checks of :func:`check_X`: finite (NaN unless missing), signs, integers."""
+def check_values(
+    estimator, X, nonnegative: bool = False, integer: bool = False, missing: str = "error"
+) -> None:
+    """The value checks of :func:`check_X` on its output ``X``: finite (NaN unless
+    ``missing="ignore"``), ``>= 0`` if ``nonnegative``, integers if ``integer``; a ValueError
+    naming the problem."""
     values = stored_values(X)
     # One pass over the values gives their sum (finite: no NaN, no infinity) and minimum.
     total, low = sum_and_min(values, minimum=nonnegative)

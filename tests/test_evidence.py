@@ -12,7 +12,6 @@ from scipy.special import gammaln
 import bayesnb as bnb
 from bayesnb import evidence
 from bayesnb.evidence import fit_symmetric_dirichlet, log_evidence
-from bayesnb.posterior import empirical_bayes
 
 # -- brute force ---------------------------------------------------------------------------------
 
@@ -191,14 +190,33 @@ def test_learned_alpha_recovers_the_simulating_concentration():
     assert 0.2 < est.alpha_ < 0.45
 
 
-def test_fallback_search_agrees_with_fixed_point(monkeypatch):
+def test_fixed_point_and_fallback_search_maximise_the_evidence():
+    # An interior optimum: the fixed point's α is that of a bounded maximisation of the log
+    # evidence. Identical documents: the evidence keeps increasing with α, the iteration
+    # leaves its bounds and the bounded search decides (near the bound, warned).
+    from scipy.optimize import minimize_scalar
+
+    def best(X, y):
+        res = minimize_scalar(
+            lambda t: -log_evidence(bnb.MultinomialNB(alpha=float(np.exp(t))).fit(X, y)),
+            bounds=(np.log(1e-4), np.log(1e4)),
+            method="bounded",
+            options={"xatol": 1e-8},
+        )
+        return float(np.exp(res.x))
+
     X, y = _multinomial_data()
     fixed_point = bnb.MultinomialNB(alpha="evidence").fit(X, y).alpha_
-    # The fixed point cannot converge in 2 steps.
-    monkeypatch.setattr(empirical_bayes, "_MAX_ITER", 2)
-    searched = bnb.MultinomialNB(alpha="evidence").fit(X, y).alpha_
-    assert searched == pytest.approx(fixed_point, rel=1e-5)
-    assert searched != fixed_point  # it really took the other path
+    assert fixed_point == pytest.approx(best(X, y), rel=1e-5)
+    same = np.ones((40, 6))
+    with pytest.warns(RuntimeWarning, match="keeps increasing as alpha goes to infinity"):
+        searched = bnb.MultinomialNB(alpha="evidence").fit(same, np.arange(40) % 2).alpha_
+    assert searched > 1e6
+
+    def at(a):
+        return log_evidence(bnb.MultinomialNB(alpha=a).fit(same, np.arange(40) % 2))
+
+    assert at(searched) >= at(1e4) >= at(1.0)
 
 
 def test_class_alpha_evidence_is_the_maximum():

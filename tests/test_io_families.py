@@ -23,10 +23,12 @@ class WeightedFlagsFamily(BernoulliFamily):
 
 
 @pytest.fixture
-def registry(monkeypatch):
-    """A registry copy for the test: what it registers is gone afterwards."""
-    monkeypatch.setattr(families, "_REGISTRY", dict(families._REGISTRY))
-    return families
+def registry():
+    """The family registry: what the test registers is unregistered afterwards."""
+    before = set(families.names())
+    yield families
+    for name in set(families.names()) - before:
+        families.unregister(name)
 
 
 def _data(seed: int = 3, n: int = 80):
@@ -63,7 +65,7 @@ def test_an_unregistered_model_type_is_refused_naming_the_registered_ones(regist
     registry.register(WeightedFlagsFamily())
     path = tmp_path / "w.nc"
     WeightedFlagsNB().fit(X, y).save(path)
-    registry._REGISTRY.pop("weighted_flags")
+    registry.unregister("weighted_flags")
     with pytest.raises(ValueError, match=r"holds model type 'WeightedFlagsNB', not one of") as info:
         bnb.load(path)
     assert "'BernoulliNB'" in str(info.value) and "'GDA'" in str(info.value)

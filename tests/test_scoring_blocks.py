@@ -12,35 +12,32 @@ from bayesnb import GDA, BernoulliNB, MultinomialNB
 from bayesnb.scoring import blocks
 from bayesnb.scoring.blocks import csr_dot, n_threads, sum_and_min
 from bayesnb.scoring.discrete import normalize_proba
+from tests.softmax_helpers import reference_softmax
 
 
 @pytest.fixture
-def small_blocks(monkeypatch):
-    """Many blocks and several threads even on small inputs."""
-    monkeypatch.setattr(blocks, "_PARALLEL_FROM", 1)
-    monkeypatch.setattr(blocks, "_BLOCK_VALUES", 7)
-    monkeypatch.setattr(blocks, "_BLOCK_CELLS", 13)
+def threads(monkeypatch):
+    """Three threads: inputs of 2^18 stored values (or cells) and more run in blocks in them."""
     monkeypatch.setenv("BAYESNB_NUM_THREADS", "3")
 
 
-def _corpus(n=400, v=60, seed=0):
+# Stored values (and score cells) from which the kernels run in threads and many blocks.
+LARGE = 1 << 18
+
+
+def _corpus(n=12_000, v=60, seed=0):
     rng = np.random.default_rng(seed)
-    X = sp.random(n, v, density=0.15, format="csr", random_state=seed)
+    X = sp.random(n, v, density=0.4, format="csr", random_state=seed)
     X.data = rng.integers(1, 5, X.nnz) * rng.random(X.nnz)  # non-integer: order matters
     X = X.tolil()
     X[5] = 0  # an empty row
     X = X.tocsr()
     X.eliminate_zeros()
+    assert X.nnz >= LARGE
     return X, rng.normal(size=(v, 7)) * 10
 
 
-def _ref_softmax(joint, offset):
-    j = joint + offset
-    p = np.exp(j - j.max(axis=1, keepdims=True))
-    return p / p.sum(axis=1, keepdims=True)
-
-
-def test_csr_dot_equals_scipy_bit_for_bit(small_blocks):
+def test_csr_dot_equals_scipy_bit_for_bit(threads):
     X, T = _corpus()
     assert n_threads() == 3
     assert np.array_equal(csr_dot(X, T), X @ T)
@@ -61,7 +58,7 @@ def test_csr_dot_equals_scipy_bit_for_bit(small_blocks):
     assert np.array_equal(csr_dot(Xu, T), Xu @ T)
 
 
-def test_csr_dot_values_map_and_fallbacks(small_blocks):
+def test_csr_dot_values_map_and_fallbacks(threads):
     X, T = _corpus(seed=1)
     Xb = sp.csr_matrix(((X.data > 1.0).astype(np.float64), X.indices, X.indptr), shape=X.shape)
     got = csr_dot(X, T, values=lambda d: (d > 1.0).astype(np.float64))
@@ -83,66 +80,69 @@ def test_n_threads_env(monkeypatch):
     assert 1 <= n_threads() <= blocks._MAX_THREADS
 
 
-def test_blocked_softmax_matches_whole_matrix(small_blocks):
+@pytest.mark.parametrize("jit", ["1", "0"])
+def test_blocked_softmax_matches_whole_matrix(threads, jit, monkeypatch):
+    monkeypatch.setenv("BAYESNB_JIT", jit)  # the compiled passes, and the NumPy ones
     rng = np.random.default_rng(2)
-    for k in (2, 3, 9, 20):
-        joint = rng.normal(size=(301, k)) * 50
+    for k in (2, 3, 9, 20, 130):
+        joint = rng.normal(size=(LARGE // k + 301, k)) * 50
         prior = np.log(rng.dirichlet(np.ones(k)))
         assert np.array_equal(
-            normalize_proba(joint, prior, offset=prior), _ref_softmax(joint, prior)
+            normalize_proba(joint, prior, offset=prior), reference_softmax(joint, prior)
         )
-        assert np.array_equal(normalize_proba(joint + prior, prior), _ref_softmax(joint, prior))
+        assert np.array_equal(
+            normalize_proba(joint + prior, prior), reference_softmax(joint, prior)
+        )
+        small = joint[:301]  # one block in the calling thread, NumPy passes
+        assert np.array_equal(
+            normalize_proba(small, prior, offset=prior), reference_softmax(small, prior)
+        )
 
 
-def test_blocked_softmax_when_numpy_sums_in_another_order(small_blocks, monkeypatch):
-    rng = np.random.default_rng(7)
-    joint = rng.normal(size=(101, 12)) * 20
-    prior = np.log(rng.dirichlet(np.ones(12)))
-    monkeypatch.setitem(blocks._ORDER_CHECKED, 12, False)  # as if the order check failed
-    assert blocks.row_sums_by_columns(np.ones((12, 3))) is None
-    assert np.array_equal(normalize_proba(joint, prior, offset=prior), _ref_softmax(joint, prior))
-
-
-def test_blocked_softmax_impossible_rows_fall_back_to_prior(small_blocks):
+def test_blocked_softmax_impossible_rows_fall_back_to_prior(threads):
     rng = np.random.default_rng(3)
-    joint = rng.normal(size=(50, 4))
+    joint = rng.normal(size=(LARGE // 4 + 50, 4))
     joint[[3, 40]] = -np.inf
     prior = np.log([0.1, 0.2, 0.3, 0.4])
     with pytest.warns(RuntimeWarning, match="2 document"):
         p = normalize_proba(joint, prior, offset=prior)
     assert np.allclose(p[[3, 40]], [0.1, 0.2, 0.3, 0.4], rtol=1e-15)
-    keep = np.setdiff1d(np.arange(50), [3, 40])
-    assert np.array_equal(p[keep], _ref_softmax(joint[keep], prior))
+    keep = np.setdiff1d(np.arange(joint.shape[0]), [3, 40])
+    assert np.array_equal(p[keep], reference_softmax(joint[keep], prior))
 
 
-def test_sum_and_min(small_blocks):
-    values = np.arange(-3.0, 100.0)
+def test_sum_and_min(threads):
+    values = np.arange(-3.0, LARGE + 100.0)
     total, low = sum_and_min(values)
-    assert total == values.sum() and low == -3.0
+    assert total == pytest.approx(values.sum(), rel=1e-15) and low == -3.0
     assert sum_and_min(values, minimum=False)[1] == np.inf
-    values[50] = np.nan
+    values[LARGE - 1] = np.nan
     assert np.isnan(sum_and_min(values)[0])
     assert sum_and_min(np.array([1e308, 1e308]))[0] == np.inf  # overflow: scanned by the caller
     assert sum_and_min(np.zeros(0)) == (0.0, np.inf)
 
 
-def test_models_score_the_same_in_blocks(small_blocks, monkeypatch):
+def test_models_score_the_same_in_blocks(monkeypatch):
+    # In blocks and threads, the scores of one product of the whole matrix (SciPy's ``@``).
     X, _ = _corpus(seed=4)
     y = np.arange(X.shape[0]) % 3
     for model in (MultinomialNB(), BernoulliNB(binarize=1.0), MultinomialNB(dtype="float32")):
         model.fit(X, y)
-        blocked = model.predict_proba(X), model.predict_joint_log_proba(X)
-        monkeypatch.setattr(blocks, "csr_matvecs", None)  # SciPy's ``@`` on the whole matrix
-        monkeypatch.setattr(blocks, "_BLOCK_CELLS", 1 << 30)
-        monkeypatch.setenv("BAYESNB_NUM_THREADS", "1")
-        whole = model.predict_proba(X), model.predict_joint_log_proba(X)
-        monkeypatch.undo()
-        monkeypatch.setattr(blocks, "_PARALLEL_FROM", 1)
-        monkeypatch.setattr(blocks, "_BLOCK_VALUES", 7)
-        monkeypatch.setattr(blocks, "_BLOCK_CELLS", 13)
-        monkeypatch.setenv("BAYESNB_NUM_THREADS", "3")
-        for a, b in zip(blocked, whole, strict=True):
+        scores = {}
+        for count in ("1", "3"):
+            monkeypatch.setenv("BAYESNB_NUM_THREADS", count)
+            scores[count] = model.predict_proba(X), model.predict_joint_log_proba(X)
+        for a, b in zip(scores["1"], scores["3"], strict=True):
             assert np.array_equal(a, b)
+        log_p = model.feature_log_prob_
+        if isinstance(model, BernoulliNB):
+            log_q = model.feature_log_neg_prob_
+            Xb = sp.csr_matrix(((X.data > 1.0) * 1.0, X.indices, X.indptr), shape=X.shape)
+            whole = Xb @ (log_p - log_q).T + log_q.sum(axis=1)
+        else:
+            whole = X.astype(model.dtype) @ np.ascontiguousarray(log_p.T)
+        whole = whole + model.class_log_prior_
+        assert np.array_equal(scores["3"][1], whole)
 
 
 def test_validation_in_one_pass_still_refuses_bad_counts():
@@ -181,31 +181,32 @@ def test_gda_checks_finiteness_on_its_scores():
     assert np.allclose(p[1:], gda.predict_proba(X[1:3]))
 
 
-def test_threads_run_under_the_callers_numpy_error_state(small_blocks):
+def test_threads_run_under_the_callers_numpy_error_state(threads):
     """Pool threads do not inherit np.errstate: tasks must take the caller's (a silenced
     0/0 stays silent, a raised one still raises)."""
-    zeros = np.zeros(64)
+    zeros = np.zeros(LARGE)
+    step = LARGE // 8
 
     def divide(r0, r1):
         zeros[r0:r1] / zeros[r0:r1]  # 0/0: "invalid value"
 
     with np.errstate(invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("error")
-        blocks.for_row_blocks(64, 1, divide, block_cells=8)
+        blocks.for_row_blocks(LARGE, 1, divide, block_cells=step)
     with np.errstate(invalid="raise"), pytest.raises(FloatingPointError):
-        blocks.for_row_blocks(64, 1, divide, block_cells=8)
+        blocks.for_row_blocks(LARGE, 1, divide, block_cells=step)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        blocks.for_row_blocks(64, 1, divide, block_cells=8)
+        blocks.for_row_blocks(LARGE, 1, divide, block_cells=step)
     assert any("invalid value" in str(w.message) for w in caught)  # the default: warn
 
 
-def test_all_integers_by_blocks(small_blocks):
-    values = np.arange(100, dtype=np.float64)
+def test_all_integers_by_blocks(threads):
+    values = np.arange(LARGE + 100, dtype=np.float64)
     assert blocks.all_integers(values) and blocks.all_integers(values[:0])
     for bad in (0.5, np.nan, np.inf):
-        for at in (0, 27, 28, 99):  # each side of a block boundary (blocks of 28 here)
+        for at in (0, LARGE - 1, LARGE, LARGE + 99):  # each side of a block boundary (2^18)
             v = values.copy()
             v[at] = bad
             assert not blocks.all_integers(v)
-    assert blocks.all_integers(-values.reshape(10, 10))
+    assert blocks.all_integers(-values[:LARGE].reshape(512, 512))

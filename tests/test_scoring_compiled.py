@@ -1,5 +1,6 @@
-"""Compiled softmax passes and value checks inside the scoring product: the same numbers, bit
-for bit, and the same errors as the NumPy path (forced onto small inputs here)."""
+"""Compiled softmax passes, binarisation and value checks: on inputs large enough to take them
+(2^18 stored values or score cells), the same numbers bit for bit and the same errors as the
+NumPy path, which ``BAYESNB_JIT=0`` selects (as where numba is absent)."""
 
 from __future__ import annotations
 
@@ -10,22 +11,12 @@ import pytest
 import scipy.sparse as sp
 
 from bayesnb import BernoulliNB, ColumnwiseNB, MultinomialNB
-from bayesnb.scoring import _jit, blocks, softmax
-from bayesnb.scoring.blocks import defer_value_checks, values_checked_by_products, values_usual
+from bayesnb.scoring import _jit, softmax
+from bayesnb.scoring.blocks import values_usual
+from tests.softmax_helpers import reference_softmax
 
-
-def _numpy_only(monkeypatch) -> None:
-    monkeypatch.setattr(_jit, "COMPILED_FROM", 1 << 62)
-
-
-def _compiled(monkeypatch) -> None:
-    """Compiled kernels and in-product checks on every input, in many blocks and threads."""
-    monkeypatch.setattr(_jit, "COMPILED_FROM", 1)
-    monkeypatch.setattr(blocks, "_PARALLEL_FROM", 1)
-    monkeypatch.setattr(blocks, "_BLOCK_VALUES", 7)
-    monkeypatch.setattr(blocks, "_INSPECT_VALUES", 11)
-    monkeypatch.setattr(softmax, "_COMPILED_CELLS", 13)
-    monkeypatch.setenv("BAYESNB_NUM_THREADS", "3")
+# Large enough for every compiled pass: 2^18 stored values and 2^18 score cells.
+N_DOCS, N_FEATURES, N_CLASSES = 70_000, 40, 4
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -34,15 +25,21 @@ def kernels_available():
         pytest.skip("numba cannot compile here")
 
 
-def _counts(n=300, v=40, seed=0):
+def _counts(n=N_DOCS, v=N_FEATURES, seed=0):
     rng = np.random.default_rng(seed)
-    X = sp.random(n, v, density=0.2, format="csr", random_state=seed)
+    X = sp.random(n, v, density=0.12, format="csr", random_state=seed)
     X.data = np.floor(rng.random(X.nnz) * 4) + 1.0
     X = X.tolil()
     X[5] = 0  # an empty row
     X = X.tocsr()
     X.eliminate_zeros()
-    return X, np.arange(n) % 4
+    assert X.nnz >= _jit.COMPILED_FROM and n * N_CLASSES >= _jit.COMPILED_FROM
+    return X, np.arange(n) % N_CLASSES
+
+
+@pytest.fixture(scope="module")
+def counts():
+    return _counts()
 
 
 def _scores(model, X):
@@ -53,6 +50,16 @@ def _scores(model, X):
             model.predict_log_proba(X),
             model.predict_joint_log_proba(X),
         )
+
+
+def _both_paths(monkeypatch, fn):
+    """``fn()`` on the NumPy path (``BAYESNB_JIT=0``) and on the compiled one, in 3 threads."""
+    monkeypatch.setenv("BAYESNB_JIT", "0")
+    monkeypatch.setenv("BAYESNB_NUM_THREADS", "1")
+    numpy_path = fn()
+    monkeypatch.delenv("BAYESNB_JIT")
+    monkeypatch.setenv("BAYESNB_NUM_THREADS", "3")
+    return numpy_path, fn()
 
 
 MODELS = {
@@ -70,37 +77,36 @@ MODELS = {
 
 
 @pytest.mark.parametrize("name", list(MODELS))
-def test_compiled_paths_score_bit_for_bit(name, monkeypatch):
-    X, y = _counts()
-    model = MODELS[name]().fit(X[:200], y[:200])
-    inputs = (X, X.toarray(), sp.csr_matrix(X.shape), X[:1])  # sparse, dense, no values, a row
-    _numpy_only(monkeypatch)
-    expected = [_scores(model, Xi) for Xi in inputs]
-    _compiled(monkeypatch)
-    for Xi, want in zip(inputs, expected, strict=True):
-        got = _scores(model, Xi)
-        for a, b in zip(got, want, strict=True):
+def test_compiled_paths_score_bit_for_bit(name, counts, monkeypatch):
+    X, y = counts
+    model = MODELS[name]().fit(X[:2000], y[:2000])
+    # sparse, dense, no values: each large; and one row (never compiled)
+    inputs = (X, X[:20_000].toarray(), sp.csr_matrix(X.shape), X[:1])
+    want, got = _both_paths(monkeypatch, lambda: [_scores(model, Xi) for Xi in inputs])
+    for one, other in zip(got, want, strict=True):
+        for a, b in zip(one, other, strict=True):
             assert a.dtype == b.dtype and a.flags.c_contiguous
             assert np.array_equal(a, b)
 
 
 def test_compiled_softmax_rows_with_nan_and_impossible_classes(monkeypatch):
     rng = np.random.default_rng(1)
-    _numpy_only(monkeypatch)
-    cases = {}
-    for k in (1, 2, 7, 8, 9, 16, 17, 20, 128):
-        joint = rng.normal(size=(97, k)) * 40
+    for k in (1, 2, 7, 9, 20, 130):
+        joint = rng.normal(size=(-(-_jit.COMPILED_FROM // k), k)) * 40
         joint[3] = -np.inf  # impossible everywhere: the prior
         joint[4, 0] = -np.inf
         joint[6, -1] = np.nan  # a NaN row: the prior too, as NumPy's maximum is NaN
         prior = np.log(rng.dirichlet(np.ones(k)))
-        with pytest.warns(RuntimeWarning, match="document"):
-            cases[k] = (joint, prior, softmax.normalize_proba(joint, prior, offset=prior))
-    _compiled(monkeypatch)
-    for joint, prior, want in cases.values():
-        with pytest.warns(RuntimeWarning, match="document"):
-            got = softmax.normalize_proba(joint.copy(), prior, offset=prior, overwrite=True)
+
+        def run(joint=joint, prior=prior):
+            with pytest.warns(RuntimeWarning, match="document"):
+                return softmax.normalize_proba(joint.copy(), prior, offset=prior, overwrite=True)
+
+        want, got = _both_paths(monkeypatch, run)
         assert np.array_equal(got, want)
+        keep = np.isfinite(joint.max(axis=1))  # rows 3 and 6 (and 4 when k = 1): the prior
+        assert np.allclose(got[~keep], np.exp(prior), rtol=1e-15)
+        assert np.array_equal(got[keep], reference_softmax(joint[keep], prior))
         kept = joint.copy()
         with pytest.warns(RuntimeWarning):
             softmax.normalize_proba(kept, prior, offset=prior)  # overwrite=False: read only
@@ -112,19 +118,19 @@ BAD = {"NaN": np.nan, "infinity": np.inf, "-infinity": -np.inf, "negative": -2.0
 
 @pytest.mark.parametrize("model", [MultinomialNB(), BernoulliNB(), BernoulliNB(binarize=1.5)])
 @pytest.mark.parametrize("what", list(BAD))
-def test_checks_inside_the_product_raise_validations_errors(model, what, monkeypatch):
-    X, y = _counts(seed=2)
-    model.fit(X, y)
+def test_compiled_checks_raise_validations_errors(model, what, counts, monkeypatch):
+    X, y = counts
+    model.fit(X[:2000], y[:2000])
     bad = X.copy()
-    bad.data[[7, 300]] = BAD[what]
-    outcomes = []
-    for mode in (_numpy_only, _compiled):
-        mode(monkeypatch)
+    bad.data[[7, 300_000]] = BAD[what]
+
+    def outcome():
         try:
-            outcomes.append(("scores", model.predict_proba(bad)))
+            return "scores", model.predict_proba(bad)
         except ValueError as exc:
-            outcomes.append(("error", str(exc)))
-    (kind, first), (kind2, second) = outcomes
+            return "error", str(exc)
+
+    (kind, first), (kind2, second) = _both_paths(monkeypatch, outcome)
     assert kind == kind2
     if kind == "error":
         assert first == second
@@ -134,23 +140,23 @@ def test_checks_inside_the_product_raise_validations_errors(model, what, monkeyp
         assert np.array_equal(first, second)
 
 
-def test_columnwise_blocks_in_the_compiled_paths(monkeypatch):
-    X, y = _counts(seed=3)
+def test_columnwise_blocks_in_the_compiled_paths(counts, monkeypatch):
+    X, y = counts
     model = ColumnwiseNB(
         [("words", MultinomialNB(), list(range(20))), ("flags", BernoulliNB(), list(range(20, 40)))]
-    ).fit(X, y)
-    _numpy_only(monkeypatch)
-    want = _scores(model, X)
+    ).fit(X[:2000], y[:2000])
     bad = X.copy()
     bad.data[0] = np.inf
-    with pytest.raises(ValueError) as numpy_error:
-        model.predict_proba(bad)
-    _compiled(monkeypatch)
-    for a, b in zip(_scores(model, X), want, strict=True):
+
+    def run():
+        with pytest.raises(ValueError) as error:
+            model.predict_proba(bad)
+        return _scores(model, X), str(error.value)
+
+    (want, numpy_error), (got, compiled_error) = _both_paths(monkeypatch, run)
+    for a, b in zip(got, want, strict=True):
         assert np.array_equal(a, b)
-    with pytest.raises(ValueError) as compiled_error:
-        model.predict_proba(bad)
-    assert str(compiled_error.value) == str(numpy_error.value)
+    assert compiled_error == numpy_error
 
 
 class _CachedScores(MultinomialNB):
@@ -165,11 +171,9 @@ class _CachedScores(MultinomialNB):
         return cache[key]
 
 
-def test_an_overriding_log_likelihood_keeps_its_array_and_the_checks_order(monkeypatch):
-    X, y = _counts(seed=4)
+def test_an_overriding_log_likelihood_keeps_its_array_and_the_checks_order(counts):
+    X, y = counts
     model = _CachedScores().fit(X, y)
-    _compiled(monkeypatch)
-    assert not model._checks_in_product()
     kept = model._log_likelihood(X).copy()
     first = model.predict_proba(X)
     assert np.array_equal(model._log_likelihood(X), kept)  # not written over
@@ -182,70 +186,20 @@ def test_an_overriding_log_likelihood_keeps_its_array_and_the_checks_order(monke
     assert model.calls == calls  # refused before its _log_likelihood ran
 
 
-def test_deferred_checks_settle_on_exit(monkeypatch):
-    _compiled(monkeypatch)
-    values = np.arange(50.0)
-    seen = []
-    with values_checked_by_products():  # registered, never read by a product: checked anyway
-        assert defer_value_checks(values, True, lambda: seen.append("checked"))
-    assert seen == ["checked"]
-    assert not defer_value_checks(values, True, lambda: None)  # outside: nothing deferred
-
-    def refuse():
-        raise ValueError("bad value")
-
-    bad = np.array([1.0, np.nan, 2.0])
-    X = sp.csr_matrix((bad, [0, 1, 2], [0, 3]), shape=(1, 3))
-    with pytest.raises(ValueError, match="bad value"):  # replaces the body's own error
-        with values_checked_by_products():
-            assert defer_value_checks(X.data, True, refuse)
-            blocks.csr_dot(X, np.ones((3, 2)))
-            raise KeyError("the body's")
-    good = sp.csr_matrix((np.array([1.0, 0.0, 2.0]), [0, 1, 2], [0, 3]), shape=(1, 3))
-    with values_checked_by_products():
-        assert defer_value_checks(good.data, True, refuse)
-        out = blocks.csr_dot(good, np.ones((3, 2)), offset=np.array([1.0, 2.0]))
-    assert np.array_equal(out, [[4.0, 5.0]])
-
-
 def test_values_usual(monkeypatch):
-    _compiled(monkeypatch)
-    assert values_usual(np.array([0.0, 1.5, -0.0]), True)
-    assert not values_usual(np.array([1.0, -1.0]), True)
-    assert values_usual(np.array([1.0, -1.0]), False)
-    for bad in (np.nan, np.inf, -np.inf):
-        assert not values_usual(np.array([1.0, bad]), False)
-    assert not values_usual(np.array([1, 2]), True)  # not float64: the NumPy checks decide
-    assert not values_usual(np.zeros((3, 2), order="F"), True)  # not contiguous: likewise
-    _numpy_only(monkeypatch)
+    big = np.zeros(_jit.COMPILED_FROM)
+    assert values_usual(big, True)
+    for bad, nonnegative in ((-1.0, True), (np.nan, False), (np.inf, False), (-np.inf, False)):
+        values = big.copy()
+        values[-1] = bad
+        assert not values_usual(values, nonnegative)
+    values[-1] = -1.0
+    assert values_usual(values, False)
+    assert not values_usual(big.astype(np.float32), True)  # not float64: the NumPy checks
+    assert not values_usual(np.zeros((2, big.size // 2), order="F"), True)  # not contiguous
     assert not values_usual(np.array([0.0, 1.0]), True)  # small: the NumPy checks
-
-
-@pytest.mark.parametrize("model", [MultinomialNB(), BernoulliNB(), BernoulliNB(binarize=2.5)])
-def test_the_product_checks_and_finishes_the_scores(model, monkeypatch):
-    X, y = _counts(seed=5)
-    model.fit(X, y)
-    _numpy_only(monkeypatch)
-    want = model.predict_proba(X)
-    _compiled(monkeypatch)
-    seen = {"blocks": 0, "finished": 0}
-    inspect, finish = blocks._Inspection.__call__, softmax.RowSoftmax.result
-
-    def counted_inspect(self, block):
-        seen["blocks"] += 1
-        return inspect(self, block)
-
-    def counted_finish(self, proba):
-        seen["finished"] += 1
-        return finish(self, proba)
-
-    monkeypatch.setattr(blocks._Inspection, "__call__", counted_inspect)
-    monkeypatch.setattr(softmax.RowSoftmax, "result", counted_finish)
-    assert model._checks_in_product()
-    assert np.array_equal(model.predict_proba(X), want)
-    assert seen["blocks"] > 10 and seen["finished"] == 1
-    assert not MultinomialNB(estimate="bayes").fit(X, y)._checks_in_product()
-    assert not BernoulliNB(binarize=-1.0).fit(X.toarray(), y)._checks_in_product()
+    monkeypatch.setenv("BAYESNB_JIT", "0")
+    assert not values_usual(big, True)  # without the compiled pass: the NumPy checks
 
 
 def test_compiled_division_is_ieee():

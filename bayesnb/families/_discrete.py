@@ -5,11 +5,11 @@ the ``missing_count_`` statistic.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from bayesnb._base import GenerativeClassifier
 from bayesnb.posterior.discrete import check_mode_exists
-from bayesnb.scoring.blocks import values_checked_by_products
-from bayesnb.scoring.softmax import RowSoftmax, normalize_proba
+from bayesnb.scoring.softmax import checked_proba
 from bayesnb.stats.discrete import (
     count_classes,
     count_features,
@@ -33,52 +33,43 @@ class _DiscreteNB(GenerativeClassifier):
     _nonnegative = True
     _integer = False
 
-    def _check_input(self, X, y=None, *, reset):
+    def _check_input(self, X, y=None, *, reset, values=True):
+        """Validated X (and y); ``values=False`` leaves the value checks to the caller
+        (:func:`bayesnb.validation.check_values`)."""
         kw = dict(
             reset=reset,
             nonnegative=self._nonnegative,
             integer=self._integer,
             missing=self._missing,
+            finite=values,
         )
         if y is None:
             return check_X(self, X, **kw)
         return check_X_y(self, X, y, **kw)
 
-    def _product_reads_values(self) -> bool:
-        """Whether ``_log_likelihood`` scores sparse X by products reading its stored values
-        (as they are, or thresholded) before anything else reads them, so that the value
-        checks of validation can run inside them (defined next to ``_log_likelihood``)."""
-        return False
+    def _one_product(self):
+        """``(table, values, offset)`` when the scores of sparse X are the one product
+        ``X.data`` mapped by ``values`` (None: as they are) times ``table``, plus ``offset``
+        (None: nothing): what :meth:`_proba` fuses with the value checks and the softmax.
+        None otherwise, also for a subclass overriding the family's ``_log_likelihood``."""
+        return None
 
     def _proba(self, X) -> np.ndarray:
-        if not self._checks_in_product():
+        if self._missing != "error" or not sp.issparse(X):
             return super()._proba(X)
-        try:
+        # Large sparse X scored by one product: its values are checked block by block as the
+        # product reads them, and each block of scores gets the softmax right after (both in
+        # cache); validation's own checks run only where that pass cannot vouch for them.
+        X = self._check_input(X, reset=False, values=False)
+        form = self._one_product()
+        proba = None
+        if form is not None:
+            table, values, offset = form
             prior = self.class_log_prior_
-        except Exception:  # a bad parameter: raised in the usual order, after the X checks
+            proba = checked_proba(X, table, prior, self._nonnegative, values, offset)
+        if proba is None:  # validation's checks (raising their error), then the usual scoring
             return super()._proba(X)
-        # Large sparse X: its values are checked block by block as the product reads them,
-        # and each block of scores gets the softmax right after (both in cache); a bad value
-        # raises validation's error after the product.
-        with values_checked_by_products() as products:
-            X = self._check_input(X, reset=False)
-            products.finish = RowSoftmax(X.shape[0], prior, prior)
-            jll = self._log_likelihood(X)
-        if products.finished is jll:
-            return products.finish.result(jll)
-        return normalize_proba(jll, prior, offset=prior, overwrite=True)
-
-    def _checks_in_product(self) -> bool:
-        cls = type(self)
-        owner = _defined_by(cls, "_log_likelihood")
-        if _defined_by(cls, "_product_reads_values") is not owner:
-            return False  # an override of _log_likelihood reads X its own way
-        if not issubclass(owner, _defined_by(cls, "_check_input")):
-            return False  # an override of _check_input may read the values first
-        try:
-            return self._missing == "error" and self._product_reads_values()
-        except Exception:  # a bad parameter: raised in the usual order, after the X checks
-            return False
+        return proba
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -135,11 +126,6 @@ class _DiscreteNB(GenerativeClassifier):
         # Event models of counts are not meant for the Gaussian blobs of the generic checks.
         tags.classifier_tags.poor_score = True
         return tags
-
-
-def _defined_by(cls: type, name: str) -> type:
-    """The class of ``cls``'s MRO whose body defines ``name``."""
-    return next(c for c in cls.__mro__ if name in vars(c))
 
 
 class _MissingCounts:

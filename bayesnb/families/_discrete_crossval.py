@@ -31,11 +31,8 @@ __all__ = [
     "_DiscreteCrossval",
     "canonical",
     "entries",
-    "gather",
     "log_terms",
-    "own_unit_terms",
     "prior_shift",
-    "product_path",
     "sum_inf",
     "weight_groups",
 ]
@@ -70,46 +67,11 @@ def prior_shift(estimate: str, prior) -> np.ndarray | float:
     return np.asarray(prior, dtype=np.float64) - (1.0 if estimate == "map" else 0.0)
 
 
-def gather(table: np.ndarray, rows_class: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """``table[rows_class, cols]`` through the flat index (faster than 2-D fancy indexing)."""
-    return table.reshape(-1)[rows_class * table.shape[1] + cols]
-
-
 def log_terms(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     """``log(num / den)`` with :func:`log_ratio`'s zeros, cheaply when nothing is zero."""
     if num.size and num.min() > 0 and den.min() > 0:
         return np.log(num) - np.log(den)
     return log_ratio(num, den)
-
-
-# Up to this many distinct weights the unit-count terms of the own class are one sparse
-# product per weight (a product streams X once; per-entry gathers cost several passes).
-_PRODUCT_WEIGHTS = 8
-
-
-def product_path(vals: np.ndarray, weights: np.ndarray) -> bool:
-    """Whether :func:`own_unit_terms` applies: counts ≥ 1 and few distinct weights."""
-    return (vals.size == 0 or vals.min() >= 1.0) and np.unique(weights).size <= _PRODUCT_WEIGHTS
-
-
-def own_unit_terms(Xs, codes: np.ndarray, weights: np.ndarray, table) -> np.ndarray:
-    """``Σ_j x_ij log table(w_i)[y_i, j]`` per row: one sparse product per distinct weight.
-
-    ``table(w)`` is the (K, V) table (not yet in logs) of the own class without a document of
-    weight w; a zero gives ``-inf`` for a document holding that feature (``0 · log 0 = 0``).
-    """
-    from bayesnb.scoring import dot_log_table
-
-    out = np.empty(codes.shape[0])
-    distinct = np.unique(weights)
-    for wv in distinct:
-        sel = slice(None) if distinct.size == 1 else np.flatnonzero(weights == wv)
-        with np.errstate(divide="ignore"):
-            log_table = np.log(table(wv))
-        part = dot_log_table(Xs if distinct.size == 1 else Xs[sel], log_table)
-        idx = np.arange(part.shape[0])
-        out[sel] = part[idx, codes[sel]]
-    return out
 
 
 def sum_inf(values: np.ndarray, rows: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:

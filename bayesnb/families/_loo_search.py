@@ -25,26 +25,17 @@ import warnings
 
 import numpy as np
 
-from bayesnb.scoring.blocks import (
-    all_integers,
-    compiled_kernels,
-    csr_dot,
-    csr_matvecs,
-    for_row_blocks,
-)
+from bayesnb.scoring.blocks import all_integers, csr_dot, csr_matvecs, for_row_blocks
 
 __all__ = [
     "CountGrid",
-    "OwnEntries",
+    "OwnClass",
     "RowProduct",
     "documents",
     "label_derivatives",
     "log_shifted",
     "newton_loo_alpha",
-    "own_downdate",
-    "own_gather",
     "own_grid",
-    "row_sums",
     "warn_bound",
 ]
 
@@ -318,74 +309,127 @@ class CountGrid:
         return flat.take(self.index[:, : order + 1]).reshape(rows, -1)
 
 
-def documents(Xs, codes, weights, prior, rows, entry_rows: bool = True):
-    """The documents ``rows`` (None: all) of a kernel: CSR rows, label codes, weights, LOO
-    class log-priors, and the row of each nonzero (None unless ``entry_rows``)."""
+def documents(Xs, codes, weights, prior, rows):
+    """The documents ``rows`` (None: all) of a kernel: CSR rows, label codes, weights and LOO
+    class log-priors."""
     if rows is not None:
         Xs, codes, weights, prior = Xs[rows], codes[rows], weights[rows], prior[rows]
-    r = None
-    if entry_rows:
-        r = np.repeat(np.arange(codes.shape[0], dtype=Xs.indptr.dtype), np.diff(Xs.indptr))
-    return Xs, codes, weights, prior, r
+    return Xs, codes, weights, prior
 
 
-# The compiled own-class downdate tabulates its terms for counts 0..max: at most this many.
+# The compiled own-class pass tabulates its terms for counts 0..max: at most this many.
 _MAX_GRID = 1 << 24
 
 
 def own_grid(Xs, weights, counts: np.ndarray) -> np.ndarray | None:
-    """The counts 0..max(counts) at which :func:`own_downdate` tabulates its terms, or None
-    where it cannot run: numba unavailable, a small input (not worth loading it), or counts,
-    values or weights that are not integers (a downdated count off the grid)."""
-    if counts.size == 0 or Xs.data.dtype != np.float64:
+    """The counts 0..max(counts) on which the compiled own-class pass tabulates its terms, or
+    None where it cannot run: numba unavailable, a small input (not worth loading it), or
+    counts, values or weights that are not integers (a downdated count off the grid)."""
+    from bayesnb.scoring import _jit
+
+    if Xs.nnz < _jit.COMPILED_FROM or counts.size == 0 or Xs.data.dtype != np.float64:
         return None
     top = float(counts.max())
     if not 0 <= top < _MAX_GRID or not all(map(all_integers, (counts, weights, Xs.data))):
         return None
-    if compiled_kernels(Xs.nnz) is None:  # checked last: it loads numba
+    if _jit.kernels() is None:
         return None
     return np.arange(int(top) + 1, dtype=np.float64)
 
 
-def own_downdate(
-    Xs, codes, weights, counts: np.ndarray, grid: np.ndarray, full: bool = True
-) -> np.ndarray:
-    """(n, m): ``Σ_j x_ij (g(max(t − w_i x_ij, 0)) − g(t))``, t = ``counts[y_i, j]``
-    (``full=False``: without the − g(t), the downdated terms themselves).
+class OwnClass:
+    """Per-row sums over a document's nonzeros of terms of its own class: the own-class part
+    of the exact LOO and of alpha="loo"'s kernels.
 
-    ``grid`` (m, M) holds the m per-count terms g at the counts 0..M − 1 of
-    :func:`own_grid`: the own class's downdate of every nonzero in one compiled pass (row
-    blocks in threads), not tables re-indexed per class and per-entry arrays.
+    For CSR ``Xs`` (canonical: no stored zeros), labels ``codes``, weights and the (K, V)
+    ``counts`` of the full model, with t_ij = ``counts[y_i, j]``:
+
+    - :meth:`downdate` ``(g)``: Σ_j x_ij (g(max(t_ij − w_i x_ij, 0)) − g(t_ij)) (``full=False``:
+      without the − g(t_ij)), g a function of the count alone;
+    - :meth:`gather` ``(f)``: Σ_j x_ij f(y_i, t_ij), f a function of (class, count).
+
+    g and f return a list of m arrays (a value and its derivatives). Where :func:`own_grid`
+    allows (integer counts and weights, numba, a large input) they are evaluated on the grid
+    of counts and summed in one compiled pass over the nonzeros (row blocks in threads);
+    otherwise at each nonzero in NumPy, the same terms summed in the same order (the
+    compiled pass's oracle). ``compiled`` says which; ``at_entries(a)`` lays out a per-row
+    array (or a per-feature one, ``by="feature"``) at the nonzeros, for terms of the NumPy
+    path that vary by row or feature.
     """
-    weights = np.ascontiguousarray(weights, dtype=np.float64)
-    # (M, m): a count's m terms side by side, one cache line per entry
-    return _own_pass(
-        "own_downdate", Xs, codes, counts, grid.T, lambda r0, r1: (weights[r0:r1], full)
-    )
 
+    def __init__(self, Xs, codes, weights, counts: np.ndarray, grid: np.ndarray | None):
+        self.Xs, self.codes, self.counts, self.grid = Xs, codes, counts, grid
+        self.weights = np.ascontiguousarray(weights, dtype=np.float64)
+        self.compiled = grid is not None
+        if self.compiled:
+            return
+        n = codes.shape[0]
+        self.rows = np.repeat(np.arange(n, dtype=np.intp), np.diff(Xs.indptr))
+        self.cols = Xs.indices.astype(np.intp)
+        self.c = codes[self.rows]
+        self.t = counts.reshape(-1)[self.c * counts.shape[1] + self.cols]
+        self.x = Xs.data
 
-def own_gather(Xs, codes, counts: np.ndarray, grid: np.ndarray) -> np.ndarray:
-    """(n, m): ``Σ_j x_ij grid[:, y_i, counts[y_i, j]]``, ``grid`` (m, K, M) of per-(class,
-    count) terms: as :func:`own_downdate`, for terms that depend on the class too."""
-    return _own_pass("own_gather", Xs, codes, counts, np.moveaxis(grid, 0, -1), lambda r0, r1: ())
+    def at_entries(self, a, by: str = "row") -> np.ndarray:
+        """The values of the per-row (or per-feature) array ``a`` at the nonzeros."""
+        return np.asarray(a)[self.rows if by == "row" else self.cols]
 
+    def downdate(self, g, full: bool = True) -> np.ndarray:
+        """(n, m): Σ_j x_ij (g(max(t − w_i x_ij, 0)) − g(t)), without − g(t) unless ``full``."""
+        if self.compiled:
+            # (M, m): a count's m terms side by side, one cache line per entry
+            with np.errstate(divide="ignore", invalid="ignore"):
+                grid = np.stack(np.broadcast_arrays(*g(self.grid)), axis=1)
+            return self._pass("own_downdate", grid, lambda r0, r1: (self.weights[r0:r1], full))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            left = np.maximum(self.t - self.at_entries(self.weights) * self.x, 0.0)
+            terms = g(left)
+            if full:
+                terms = [a - b for a, b in zip(terms, g(self.t), strict=True)]
+        return self._sums(terms)
 
-def _own_pass(name: str, Xs, codes, counts, grid, extra) -> np.ndarray:
-    """Run the compiled pass ``name`` over row blocks of ``Xs`` (in threads)."""
-    run = getattr(compiled_kernels(), name)  # loaded: own_grid said so
-    out = np.zeros((codes.shape[0], grid.shape[-1]))
-    indptr, indices, data = Xs.indptr, Xs.indices, Xs.data
-    codes = np.ascontiguousarray(codes, dtype=np.intp)
-    grid = np.ascontiguousarray(grid, dtype=np.float64)
-    counts = np.ascontiguousarray(counts, dtype=np.float64)
+    def gather(self, f) -> np.ndarray:
+        """(n, m): Σ_j x_ij f(y_i, t_ij)."""
+        if self.compiled:
+            k, m = self.counts.shape[0], self.grid.size
+            with np.errstate(divide="ignore", invalid="ignore"):
+                parts = f(np.arange(k)[:, None], self.grid[None, :])
+            grid = np.stack([np.broadcast_to(p, (k, m)) for p in parts], axis=-1)
+            return self._pass("own_gather", grid, lambda r0, r1: ())
+        with np.errstate(divide="ignore", invalid="ignore"):
+            terms = f(self.c, self.t)
+        return self._sums(terms)
 
-    def block(r0: int, r1: int) -> None:
-        ptr = indptr[r0 : r1 + 1]  # absolute offsets into the full index arrays
-        run(ptr, indices, data, codes[r0:r1], *extra(r0, r1), counts, grid, out[r0:r1])
+    def _sums(self, terms) -> np.ndarray:
+        """Per-row sums of x · term, each column in the order of the nonzeros."""
+        n = self.codes.shape[0]
+        out = np.empty((n, len(terms)))
+        with np.errstate(invalid="ignore"):
+            for d, term in enumerate(terms):
+                out[:, d] = np.bincount(
+                    self.rows, weights=self.x * np.broadcast_to(term, self.x.shape), minlength=n
+                )
+        return out
 
-    # Row blocks of about 2^17 nonzeros (the work is the nonzeros'), in threads.
-    for_row_blocks(out.shape[0], max(1, Xs.nnz // max(out.shape[0], 1)), block, 1 << 17)
-    return out
+    def _pass(self, name: str, grid: np.ndarray, extra) -> np.ndarray:
+        """Run the compiled pass ``name`` over row blocks of ``Xs`` (in threads)."""
+        from bayesnb.scoring import _jit
+
+        run = getattr(_jit.kernels(), name)
+        Xs = self.Xs
+        out = np.zeros((self.codes.shape[0], grid.shape[-1]))
+        indptr, indices, data = Xs.indptr, Xs.indices, Xs.data
+        codes = np.ascontiguousarray(self.codes, dtype=np.intp)
+        grid = np.ascontiguousarray(grid, dtype=np.float64)
+        counts = np.ascontiguousarray(self.counts, dtype=np.float64)
+
+        def block(r0: int, r1: int) -> None:
+            ptr = indptr[r0 : r1 + 1]  # absolute offsets into the full index arrays
+            run(ptr, indices, data, codes[r0:r1], *extra(r0, r1), counts, grid, out[r0:r1])
+
+        # Row blocks of about 2^17 nonzeros (the work is the nonzeros'), in threads.
+        for_row_blocks(out.shape[0], max(1, Xs.nnz // max(out.shape[0], 1)), block, 1 << 17)
+        return out
 
 
 def log_shifted(z, a, rate: float, order: int) -> list:
@@ -401,71 +445,4 @@ def log_shifted(z, a, rate: float, order: int) -> list:
             out.append(d1 - d1 * d1)
         if order > 2:
             out.append(out[2] * (1.0 - 2.0 * d1))
-        return out
-
-
-def row_sums(rows: np.ndarray, n: int, data=None):
-    """``f(block) -> (n, m)``: per-row sums of the (entries, m) ``block`` of per-entry columns
-    (``rows`` sorted), times ``data``: one sparse product for all m columns."""
-    import scipy.sparse as sp
-
-    indptr = np.searchsorted(rows, np.arange(n + 1))
-    data = np.ones(rows.size) if data is None else data
-    mat = sp.csr_matrix((data, np.arange(rows.size), indptr), shape=(n, rows.size))
-    return lambda block: csr_dot(mat, block)
-
-
-class OwnEntries:
-    """Per-row sums ``Σ_j x_ij D(w_i)[y_i, j]`` of own-class tables, for rows of few weights.
-
-    The nonzeros are re-indexed once into the flattened (K·V) table of each row's own class,
-    so each call is one sparse product with a (K·V, m) block (the value and its derivatives),
-    not a gather per entry. ``take`` selects the nonzeros it covers; ``rest`` marks those it
-    leaves to the family's per-entry terms (also the rows of weights beyond the first few).
-    """
-
-    _WEIGHTS = 4
-
-    def __init__(self, Xs, codes, weights, rows, shape: tuple[int, int], take=None):
-        import scipy.sparse as sp
-
-        n = codes.shape[0]
-        distinct = weights[:1] if np.ptp(weights) == 0 else np.unique(weights)
-        take = np.asarray(True if take is None else take, bool)
-        uniform = take.ndim == 0  # every nonzero or none: views, not (nnz,) masks
-        keep = np.broadcast_to(take, rows.shape) if uniform else take
-        if not (take if uniform else keep.any()):
-            distinct = distinct[:0]  # nothing through tables: no table work per call
-        if distinct.size > self._WEIGHTS:
-            distinct, uniform = distinct[: self._WEIGHTS], False
-            keep = keep & np.isin(weights[rows], distinct)
-        self.rest = np.broadcast_to(~take, rows.shape) if uniform else ~keep
-        self.uniform = uniform
-        self.groups = []
-        if distinct.size:
-            index = np.int32 if shape[0] * shape[1] < 2**31 else np.int64
-            flat = np.repeat(codes.astype(index) * index(shape[1]), np.diff(Xs.indptr))
-            flat += Xs.indices
-        for wv in distinct:
-            sel = keep if distinct.size == 1 else keep & (weights[rows] == wv)
-            # Entries left out keep a stored zero: the product skips nothing, copies nothing.
-            data = Xs.data if uniform and distinct.size == 1 else np.where(sel, Xs.data, 0.0)
-            mat = sp.csr_matrix((data, flat, Xs.indptr), shape=(n, shape[0] * shape[1]))
-            self.groups.append((float(wv), mat))
-        self.n = n
-
-    def left_out(self, also=None) -> np.ndarray:
-        """The nonzeros the tables leave out, and those where ``also`` is True."""
-        if not self.uniform:
-            return np.flatnonzero(self.rest if also is None else self.rest | also)
-        if self.rest.size and self.rest[0]:
-            return np.arange(self.rest.size)
-        return np.flatnonzero(also) if also is not None else np.arange(0)
-
-    def __call__(self, table, m: int) -> np.ndarray:
-        """(n, m): Σ over the covered nonzeros of ``table(w)``, the (K·V, m) block of m
-        flattened (K, V) tables."""
-        out = np.zeros((self.n, m))
-        for wv, mat in self.groups:
-            out += csr_dot(mat, table(wv))
         return out

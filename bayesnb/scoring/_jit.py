@@ -6,10 +6,9 @@ exponential in two passes, with the operations of the NumPy formula in its order
 
 - ``shift_rows``: ``s = x + offset`` and ``s - max(s)`` (the maximum as ``np.max``
   takes it: NaN when a value is NaN), and whether the row's maximum is finite;
-- NumPy's own ``np.exp`` (the caller's; its SIMD exponential, so the same bits as before);
-- ``divide_rows``: each row divided by its sum, summed in the order of NumPy's pairwise
-  row sum (``bayesnb.scoring.blocks.row_sums_by_columns`` checks that order once per
-  number of classes);
+- NumPy's own ``np.exp`` (the caller's; its SIMD exponential, the NumPy passes' bits);
+- ``divide_rows``: each row divided by its sum (the classes added in order, as the NumPy
+  passes of :mod:`bayesnb.scoring.softmax` add them);
 - ``unusual_values``: whether stored values need the full value checks of validation
   (a NaN, an infinity, or a negative value where counts are required), in one pass;
 - ``own_downdate`` / ``own_gather``: the own-class downdate of alpha="loo"'s kernels, per
@@ -20,35 +19,25 @@ exponential in two passes, with the operations of the NumPy formula in its order
 
 numba is a dependency of PyTensor (so of PyMC): always installed with bayesnb. The kernels
 are compiled lazily (cached on disk where numba can), and :func:`kernels` returns None when
-they cannot be, for the callers to take the NumPy path; small inputs never compile them. The
-passes whose NumPy path gives the same bits (all but the own-class passes, whose NumPy
-counterpart sums in another order) ask with ``wait=False``: they never wait for numba, which
-is loaded (in the background) only once they have done enough work for it to pay.
+they cannot be, for the callers to take the NumPy path; small inputs never compile them.
+``BAYESNB_JIT=0`` (read at every call) turns them off: everything runs as without numba.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import warnings
 from types import SimpleNamespace
 
-__all__ = ["COMPILED_FROM", "LOAD_AFTER", "MAX_CLASSES", "kernels"]
+__all__ = ["COMPILED_FROM", "kernels"]
 
 # Inputs from this many values (or score cells) on use the kernels: loading numba costs about
 # a second once per process, which small inputs (most tests, small CLI runs) never pay.
 COMPILED_FROM = 1 << 18
 
-# Values the wait=False passes take on the NumPy path before the kernels are loaded: at a few
-# nanoseconds saved per value, about what loading them costs (see kernels).
-LOAD_AFTER = 1 << 28
-
-# divide_rows reproduces NumPy's pairwise sum of a row of at most this many values (one block
-# of eight accumulators; longer rows recurse in NumPy and take the NumPy path here).
-MAX_CLASSES = 128
-
 _STATE: dict = {}
-_LOCK = threading.Lock()  # held while loading
-_START = threading.Lock()
+_LOCK = threading.Lock()
 
 
 def _compile(njit):
@@ -92,26 +81,10 @@ def _compile(njit):
     @njit
     def divide_rows(t):  # pragma: no cover - compiled
         n, k = t.shape
-        acc = np.empty(8, dtype=t.dtype)
         for i in range(n):
-            if k < 8:
-                total = t.dtype.type(0.0)
-                for c in range(k):
-                    total += t[i, c]
-            else:
-                for j in range(8):
-                    acc[j] = t[i, j]
-                c = 8
-                while c < k - k % 8:
-                    for j in range(8):
-                        acc[j] += t[i, c + j]
-                    c += 8
-                total = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + (
-                    (acc[4] + acc[5]) + (acc[6] + acc[7])
-                )
-                while c < k:
-                    total += t[i, c]
-                    c += 1
+            total = t[i, 0]
+            for c in range(1, k):
+                total += t[i, c]
             for c in range(k):
                 t[i, c] = t[i, c] / total
 
@@ -190,25 +163,13 @@ def _compile(njit):
     )
 
 
-def kernels(wait: bool = True, size: int = 0):
-    """The compiled kernels, or None when numba is unavailable or cannot compile them.
-
-    ``wait=False`` (for the passes whose NumPy path gives the same bits): the kernels when
-    they are loaded, else None at once. Loading costs about a second per process even from
-    numba's cache (importing numba, its first function), while these passes save a few
-    nanoseconds per value: ``size`` adds the call's values to the work done without them,
-    and from :data:`LOAD_AFTER` values on they are loaded in a background thread (the calls
-    meanwhile take the NumPy path), so a short session never pays for them.
-    """
+def kernels():
+    """The compiled kernels, or None when numba is unavailable or cannot compile them, or
+    when ``BAYESNB_JIT=0`` turns them off."""
+    if os.environ.get("BAYESNB_JIT") == "0":
+        return None
     if "kernels" in _STATE:
         return _STATE["kernels"]
-    if not wait:
-        with _START:
-            _STATE["work"] = _STATE.get("work", 0) + size
-            if _STATE["work"] >= LOAD_AFTER and not _STATE.get("started"):
-                _STATE["started"] = True
-                threading.Thread(target=kernels, name="bayesnb-numba", daemon=True).start()
-        return None
     with _LOCK:
         if "kernels" not in _STATE:
             _STATE["kernels"] = _load()

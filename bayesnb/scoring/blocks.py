@@ -1,4 +1,4 @@
-"""Row-block kernels of scoring: sparse × dense products and the softmax, bit for bit.
+"""Row-block kernels of scoring: sparse × dense products and passes over rows, in threads.
 
 Scoring a corpus is one product ``X · Wᵀ`` followed by a few passes over the (n_samples,
 n_classes) scores. Both are done here by blocks of rows:
@@ -10,8 +10,9 @@ n_classes) scores. Both are done here by blocks of rows:
   to one block of stored values at a time, so no transformed copy of X is made.
 - :func:`for_row_blocks` runs element-wise passes (the softmax) on blocks of rows that stay
   in cache, instead of one pass over the whole score matrix per operation, again in threads.
-  Element-wise operations, maxima, and sums over classes taken in NumPy's own order
-  (:func:`row_sums_by_columns`) give the same numbers on a block as on the whole array.
+- :func:`checked_dot` is that product which also checks the stored values of X block by
+  block (one compiled pass while in cache) and finishes each block of output rows right
+  after its product: ``predict_proba``'s fused path, called explicitly by the estimators.
 - :func:`sum_and_min` takes both reductions of validation in one pass over memory, and
   :func:`values_usual` (compiled, for large inputs) says in one pass whether any check can
   fail at all.
@@ -26,10 +27,8 @@ from __future__ import annotations
 import itertools
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, wait
-from contextlib import contextmanager
-from contextvars import ContextVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -43,14 +42,11 @@ except ImportError:  # pragma: no cover - a SciPy without it
 
 __all__ = [
     "all_integers",
-    "compiled_kernels",
+    "checked_dot",
     "csr_dot",
-    "defer_value_checks",
     "for_row_blocks",
     "n_threads",
-    "row_sums_by_columns",
     "sum_and_min",
-    "values_checked_by_products",
     "values_usual",
 ]
 
@@ -154,10 +150,6 @@ def csr_dot(
 ):
     """``X @ table`` for CSR ``X``, by row blocks in threads, equal to SciPy's bit for bit.
 
-    When validation left the checks of ``X.data`` to the products that read it
-    (:func:`values_checked_by_products`), they are done here on each block of stored values
-    while it is in cache.
-
     Parameters
     ----------
     X : csr_matrix or csr_array of shape (n_samples, n_features)
@@ -173,9 +165,57 @@ def csr_dot(
     -------
     ndarray of shape (n_samples, k)
     """
+    if not _kernel_takes(X, table, values, offset):
+        if values is not None:
+            X = sp.csr_matrix((values(X.data), X.indices, X.indptr), shape=X.shape)
+        out = np.asarray(X @ table)
+        return out if offset is None else out + offset
+    return _product(X, table, values, offset)
+
+
+def checked_dot(
+    X,
+    table: np.ndarray,
+    nonnegative: bool,
+    finish: Callable[[int, int], None],
+    out: np.ndarray,
+    values: Callable[[np.ndarray], np.ndarray] | None = None,
+    offset: np.ndarray | None = None,
+) -> bool | None:
+    """:func:`csr_dot` into ``out`` that also checks X's stored values and finishes its rows.
+
+    Each block of stored values is checked (finite, and ``>= 0`` if ``nonnegative``: one
+    compiled pass) while it is in cache for the product, and ``finish(r0, r1)`` runs on each
+    block of output rows right after its product (the softmax of ``predict_proba``, say).
+    Returns True when every value passed, False when some did not (the caller then runs
+    validation's checks, which name the problem), None (nothing done) for input this pass
+    does not take: small, not float64, no compiled kernels or no SciPy kernel.
+    """
+    kernels = _jit.kernels()
+    data = X.data
+    if (
+        kernels is None
+        or not _kernel_takes(X, table, values, offset)
+        or not _compiled_input(data)
+        or out.shape != (X.shape[0], table.shape[1])
+        or out.dtype != np.float64
+        or table.dtype != np.float64
+    ):
+        return None
+    seen: list[tuple[int, bool]] = []  # (size, unusual) of each block; appends thread-safe
+
+    def check(block: np.ndarray) -> None:
+        seen.append((block.size, bool(kernels.unusual_values(block, nonnegative))))
+
+    _product(X, table, values, offset, check=check, finish=finish, out=out)
+    return sum(size for size, _ in seen) == data.size and not any(bad for _, bad in seen)
+
+
+def _kernel_takes(X, table, values, offset) -> bool:
+    """Whether SciPy's row kernel takes this product (else SciPy's ``@`` on the whole)."""
     data = X.data
     dtype = table.dtype if values is not None else np.result_type(data.dtype, table.dtype)
-    usable = (
+    return (
         csr_matvecs is not None
         and X.format == "csr"
         and table.ndim == 2
@@ -184,41 +224,41 @@ def csr_dot(
         and X.indices.dtype == X.indptr.dtype
         and (offset is None or np.result_type(dtype, offset) == dtype)
     )
-    products = _PRODUCTS.get()
-    inspect = products.inspection_of(data) if products is not None else None
-    if not usable:
-        if inspect is not None:
-            inspect(data)
-        if values is not None:
-            X = sp.csr_matrix((values(data), X.indices, X.indptr), shape=X.shape)
-        out = np.asarray(X @ table)
-        return out if offset is None else out + offset
+
+
+def _product(X, table, values, offset, check=None, finish=None, out=None) -> np.ndarray:
+    """The row-block product of :func:`csr_dot` (and :func:`checked_dot`'s ``check`` of each
+    block of stored values, ``finish`` of each block of output rows)."""
+    data = X.data
+    dtype = table.dtype if values is not None else np.result_type(data.dtype, table.dtype)
     n, v = X.shape
     k = table.shape[1]
     flat = np.ascontiguousarray(table).ravel()
-    out = np.zeros((n, k), dtype=dtype)
-    finish = products.claim_finish(out) if inspect is not None else None
+    if out is None:
+        out = np.zeros((n, k), dtype=dtype)
     indptr, indices = X.indptr, X.indices
     threads = n_threads() if X.nnz >= _PARALLEL_FROM else 1
     bounds = _splits(indptr, 4 * threads if threads > 1 else 1)
+    blocked = values is not None or check is not None
+    # Stored values per block: a mapped copy stays in L2; values read in place, longer blocks.
+    size = _BLOCK_VALUES if values is not None else _INSPECT_VALUES
 
     def task(r0: int, r1: int) -> Callable[[], None]:
         def run() -> None:
-            if values is None and inspect is None:
+            if not blocked:
                 ptr = indptr[r0 : r1 + 1]  # absolute offsets into the full index arrays
                 csr_matvecs(r1 - r0, v, k, ptr, indices, data, flat, out[r0:r1].ravel())
                 if offset is not None:
                     out[r0:r1] += offset
                 return
             # Stored values of this range a cache-sized block at a time: checked, mapped and
-            # multiplied while in cache.
-            size = _BLOCK_VALUES if values is not None else _INSPECT_VALUES
+            # multiplied while in cache, the output rows finished right after.
             blocks = max(1, int(indptr[r1] - indptr[r0]) // size)
             sub = _splits(indptr[r0 : r1 + 1], blocks) + r0
             for a, b in itertools.pairwise(sub.tolist()):
                 s0, s1 = indptr[a], indptr[b]
-                if inspect is not None:
-                    inspect(data[s0:s1])
+                if check is not None:
+                    check(data[s0:s1])
                 if values is None:
                     ptr = indptr[a : b + 1]
                     csr_matvecs(b - a, v, k, ptr, indices, data, flat, out[a:b].ravel())
@@ -229,102 +269,12 @@ def csr_dot(
                 if offset is not None:
                     out[a:b] += offset
                 if finish is not None:
-                    finish(out, out, a, b)
+                    finish(a, b)
 
         return run
 
     _run([task(int(a), int(b)) for a, b in itertools.pairwise(bounds.tolist())], threads)
     return out
-
-
-# -- value checks (and the softmax) inside the products -----------------------------------------
-# What values_checked_by_products() hands to the products of its body (per thread and task: a
-# ContextVar).
-_PRODUCTS: ContextVar[_Products | None] = ContextVar("bayesnb_products", default=None)
-
-
-class _Inspection:
-    """The value checks of one array, taken a block at a time by the products reading it."""
-
-    def __init__(self, values: np.ndarray, nonnegative: bool, otherwise: Callable[[], None]):
-        self.values = values
-        self.nonnegative = nonnegative
-        self.otherwise = otherwise
-        self.blocks: list[tuple[int, bool]] = []  # (size, unusual); appends are thread-safe
-        self.kernels = _jit.kernels()
-
-    def __call__(self, block: np.ndarray) -> None:
-        self.blocks.append((block.size, bool(self.kernels.unusual_values(block, self.nonnegative))))
-
-    def settle(self) -> None:
-        """Nothing when the products saw every value and all were usual; else ``otherwise()``
-        (validation's own checks, which raise the error naming the cells)."""
-        seen = sum(size for size, _ in self.blocks)
-        if seen < self.values.size or any(bad for _, bad in self.blocks):
-            self.otherwise()
-
-
-class _Products:
-    """The arrays whose checks the products do, and a finishing pass for their output."""
-
-    def __init__(self, finish) -> None:
-        self.inspections: dict[int, _Inspection] = {}
-        self.finish = finish
-        self.finished: np.ndarray | None = None  # the output that ``finish`` went over
-
-    def inspection_of(self, data: np.ndarray) -> _Inspection | None:
-        inspection = self.inspections.get(id(data))
-        return inspection if inspection is not None and inspection.values is data else None
-
-    def claim_finish(self, out: np.ndarray):
-        """``finish`` for the first product reading a registered array, if it takes ``out``."""
-        finish = self.finish
-        if finish is None or self.finished is not None or not finish.accepts(out):
-            return None
-        self.finished = out
-        return finish
-
-
-@contextmanager
-def values_checked_by_products(finish=None) -> Iterator[_Products]:
-    """Inside, validation may leave the value checks of large sparse X to the products.
-
-    :func:`defer_value_checks` registers an array of stored values; every :func:`csr_dot`
-    reading it checks its blocks while they are in cache. On exit, also when the body
-    raised, an array the products did not read in full, or with a value to report, gets the
-    checks of its own (raising validation's error, which replaces the body's).
-
-    ``finish`` (with ``accepts(out)`` and ``finish(out, out, r0, r1)``, e.g.
-    :class:`bayesnb.scoring.softmax.RowSoftmax`): the first product reading a registered
-    array calls it on each block of its output rows right after computing them (in cache,
-    in place); the yielded object's ``finished`` is then that output.
-    """
-    products = _Products(finish)
-    token = _PRODUCTS.set(products)
-    try:
-        yield products
-    finally:
-        _PRODUCTS.reset(token)
-        for inspection in products.inspections.values():
-            inspection.settle()
-
-
-def defer_value_checks(
-    values: np.ndarray, nonnegative: bool, otherwise: Callable[[], None]
-) -> bool:
-    """Leave the checks of ``values`` (finite, and ``>= 0`` if ``nonnegative``) to the products.
-
-    Returns False, registering nothing, outside :func:`values_checked_by_products` or for
-    input the compiled check does not take (small, not float64, not contiguous).
-    ``otherwise`` runs the caller's own checks when the products cannot vouch for every value.
-    """
-    products = _PRODUCTS.get()
-    if products is None or not _compiled_input(values):
-        return False
-    if _jit.kernels(wait=False, size=values.size) is None:
-        return False
-    products.inspections[id(values)] = _Inspection(values, nonnegative, otherwise)
-    return True
 
 
 def _compiled_input(values: np.ndarray) -> bool:
@@ -334,15 +284,6 @@ def _compiled_input(values: np.ndarray) -> bool:
         and values.ndim == 1
         and values.flags.c_contiguous
     )
-
-
-def compiled_kernels(size: int | None = None):
-    """The compiled kernels of :mod:`bayesnb.scoring._jit`, or None where numba is unavailable;
-    with ``size``, also None for a pass over fewer than ``COMPILED_FROM`` values (not worth
-    loading numba for)."""
-    if size is not None and size < _jit.COMPILED_FROM:
-        return None
-    return _jit.kernels()
 
 
 def for_row_blocks(
@@ -426,8 +367,8 @@ def values_usual(values: np.ndarray, nonnegative: bool) -> bool:
     flat = values.reshape(-1) if values.flags.c_contiguous else values
     if not _compiled_input(flat):
         return False
-    compiled = _jit.kernels(wait=False, size=flat.size)
-    if compiled is None:  # numba loading, or unavailable
+    compiled = _jit.kernels()
+    if compiled is None:  # pragma: no cover - numba unavailable
         return False
     step = 4 * _BLOCK_VALUES
     bad = np.zeros(-(-flat.size // step), dtype=bool)
@@ -437,49 +378,3 @@ def values_usual(values: np.ndarray, nonnegative: bool) -> bool:
 
     for_row_blocks(flat.size, 1, block, block_cells=step)
     return not bad.any()
-
-
-# NumPy sums a contiguous run of at most this many values with 8 accumulators (pairwise).
-_PAIRWISE_BLOCK = 128
-# Whether row_sums_by_columns reproduces NumPy's row sums, by number of columns (checked once).
-_ORDER_CHECKED: dict[int, bool] = {}
-
-
-def _pairwise(t: np.ndarray) -> np.ndarray:
-    """Σ over axis 0 of ``t``, in the order of NumPy's pairwise sum of each column."""
-    m = t.shape[0]
-    if m < 8:
-        res = np.zeros(t.shape[1:], dtype=t.dtype)
-        for i in range(m):
-            res += t[i]
-        return res
-    if m <= _PAIRWISE_BLOCK:
-        r = t[:8].copy()
-        i = 8
-        while i < m - m % 8:
-            r += t[i : i + 8]
-            i += 8
-        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-        for j in range(i, m):
-            res += t[j]
-        return res
-    half = m // 2
-    half -= half % 8
-    return _pairwise(t[:half]) + _pairwise(t[half:])
-
-
-def row_sums_by_columns(t: np.ndarray) -> np.ndarray | None:
-    """``t.T.sum(axis=1)`` bit for bit, from the class-major block ``t`` of shape (k, b).
-
-    Per-row sums over a few classes are slow in NumPy's row-major reduction; summed as k
-    vectors of length b in NumPy's own pairwise order they cost k vector additions. That
-    order is checked against NumPy once per k on random data; None when it differs (the
-    caller then sums row-major).
-    """
-    k = t.shape[0]
-    ok = _ORDER_CHECKED.get(k)
-    if ok is None:
-        probe = np.random.default_rng(k).random((37, k))
-        ok = bool(np.array_equal(_pairwise(np.ascontiguousarray(probe.T)), probe.sum(axis=1)))
-        _ORDER_CHECKED[k] = ok
-    return _pairwise(t) if ok else None

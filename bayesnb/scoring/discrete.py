@@ -21,6 +21,7 @@ from bayesnb.scoring.softmax import normalize_log_proba, normalize_proba  # re-e
 __all__ = [
     "bernoulli_jll",
     "bernoulli_linear",
+    "binarizer",
     "categorical_jll",
     "dcm_jll",
     "dot_log_table",
@@ -129,7 +130,7 @@ def bernoulli_jll(
         if missing is None and linear is not None and sp.issparse(Xb) and Xb.format == "csr":
             table_t, offset = linear
 
-            binary = _binarizer(threshold, table_t.dtype, Xb.nnz)
+            binary = binarizer(threshold, table_t.dtype, Xb.nnz)
             return csr_dot(Xb, table_t, values=binary, offset=offset)  # offset added in cache
         from bayesnb.stats.discrete import binarize
 
@@ -153,14 +154,14 @@ def bernoulli_jll(
     return jll
 
 
-# Length of the shared buffer of ones of _binarizer (a product block is about this long).
+# Length of the shared buffer of ones of binarizer (a product block is about this long).
 _ONES = 1 << 17
 
 
-def _binarizer(threshold: float, dtype, size: int) -> Callable[[np.ndarray], np.ndarray]:
+def binarizer(threshold: float, dtype, size: int) -> Callable[[np.ndarray], np.ndarray]:
     """``values > threshold`` as 0/1 of ``dtype``; one compiled pass for large float64 input."""
     large = size >= _jit.COMPILED_FROM and dtype == np.float64
-    compiled = _jit.kernels(wait=False, size=size) if large else None
+    compiled = _jit.kernels() if large else None
     ones = np.ones(min(size, _ONES)) if compiled is not None else None
 
     def binary(values: np.ndarray) -> np.ndarray:

@@ -1,11 +1,11 @@
 """Normalisation of joint log-probabilities over classes: log posteriors and probabilities.
 
 The softmax of ``predict_proba`` runs by cache-sized blocks of rows
-(:func:`bayesnb.scoring.blocks.for_row_blocks`) with the operations of the whole-matrix
-formula ``exp(s - max s) / Σ exp(s - max s)``, so its numbers are that formula's bit for
-bit. On large inputs the per-row passes are compiled loops (:mod:`bayesnb.scoring._jit`)
-around NumPy's own exponential; otherwise, and where numba is unavailable, NumPy passes over
-a class-major copy of the block.
+(:func:`bayesnb.scoring.blocks.for_row_blocks`) as ``exp(s - max s) / Σ exp(s - max s)``,
+each row's sum taken over its classes in order. On large inputs the per-row passes are
+compiled loops (:mod:`bayesnb.scoring._jit`) around NumPy's own exponential; otherwise, and
+where numba is unavailable, the same operations in NumPy passes over a class-major copy of
+the block (the same numbers).
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ import warnings
 import numpy as np
 
 import bayesnb.scoring._jit as _jit
-from bayesnb.scoring.blocks import for_row_blocks, row_sums_by_columns
+from bayesnb.scoring.blocks import checked_dot, for_row_blocks
 
-__all__ = ["RowSoftmax", "normalize_log_proba", "normalize_proba", "prior_fallback"]
+__all__ = ["checked_proba", "normalize_log_proba", "normalize_proba", "prior_fallback"]
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # bayesnb/
 
-# Score cells per block of the compiled passes: the block stays in L2 cache between them.
-_COMPILED_CELLS = 1 << 15
+# Score cells per block: the block stays in L2 cache between the passes over it.
+_BLOCK_CELLS = 1 << 15
 
 
 def normalize_log_proba(joint: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
@@ -33,10 +33,7 @@ def normalize_log_proba(joint: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
     feature unseen in every class) fall back to the class prior, with one
     ``RuntimeWarning`` naming how many documents did.
     """
-    top = joint.max(axis=1, keepdims=True)
-    if not np.isfinite(top).all():
-        joint = prior_fallback(joint, log_prior, _FALLBACK_WARNING)
-        top = joint.max(axis=1, keepdims=True)
+    joint, top = _with_fallback(joint, log_prior)
     with np.errstate(divide="ignore"):
         shifted = joint - top
         lse = np.log(np.exp(shifted).sum(axis=1, keepdims=True))
@@ -52,11 +49,10 @@ def normalize_proba(
     """``exp`` of :func:`normalize_log_proba` with one exponential per cell, not two.
 
     ``offset`` (the class log prior, say) is added to ``joint`` first. The softmax runs by
-    blocks of rows that stay in cache, with the same operations per row as on the whole
-    matrix; rows that every class finds impossible are redone from the class prior
-    afterwards. ``overwrite``: ``joint`` is the caller's scratch array (a fresh product) and
-    the probabilities are written over it when its dtype and layout allow, so no second
-    (n_samples, n_classes) array is allocated.
+    blocks of rows that stay in cache; rows that every class finds impossible are redone
+    from the class prior afterwards. ``overwrite``: ``joint`` is the caller's scratch array
+    (a fresh product) and the probabilities are written over it when its dtype and layout
+    allow, so no second (n_samples, n_classes) array is allocated.
     """
     n, k = joint.shape
     dtype = joint.dtype if offset is None else np.result_type(joint, offset)
@@ -68,96 +64,108 @@ def normalize_proba(
         and joint.flags.owndata
     )
     proba = joint if in_place else np.empty((n, k), dtype=dtype)
-    if joint.flags.c_contiguous and RowSoftmax.applies(joint) and RowSoftmax.applies(proba):
-        rows = RowSoftmax(n, log_prior, np.zeros(k) if offset is None else offset)
-        for_row_blocks(n, k, lambda r0, r1: rows(joint, proba, r0, r1), _COMPILED_CELLS)
-        return rows.result(proba)
+    offset = np.zeros(k, dtype=dtype) if offset is None else np.asarray(offset, dtype=dtype)
     dead = np.zeros(n, dtype=bool)
-    for_row_blocks(n, k, _numpy_block(joint, offset, proba, dead))
+    compiled = (
+        n * k >= _jit.COMPILED_FROM
+        and dtype == np.float64
+        and joint.dtype == np.float64
+        and joint.flags.c_contiguous
+        and _jit.kernels()
+    )
+    if compiled:
+        block = _compiled_block(compiled, joint, offset, proba, dead)
+    else:
+        block = _numpy_block(joint, offset, proba, dead)
+    for_row_blocks(n, k, block, _BLOCK_CELLS)
     return _refill(proba, dead, log_prior)
 
 
-class RowSoftmax:
-    """:func:`normalize_proba`'s compiled passes, on blocks of rows as they come.
+def checked_proba(
+    X,
+    table: np.ndarray,
+    log_prior: np.ndarray,
+    nonnegative: bool,
+    values=None,
+    offset: np.ndarray | None = None,
+) -> np.ndarray | None:
+    """:func:`normalize_proba` of the scores ``X @ table (+ offset)`` of large CSR ``X``, X's
+    stored values checked in the same pass.
 
-    ``rows(src, dst, r0, r1)`` writes the softmax of ``src[r0:r1] + offset`` into
-    ``dst[r0:r1]`` (``src`` may be ``dst``); a product calls it on each block of its output
-    right after computing it (:func:`bayesnb.scoring.blocks.values_checked_by_products`),
-    while the block is in cache. :meth:`result` then redoes the impossible rows.
+    One product (:func:`bayesnb.scoring.blocks.checked_dot`) checks each block of stored
+    values (finite, and ``>= 0`` if ``nonnegative``) while it is in cache and gives each block
+    of output rows its softmax (``log_prior`` added) right after: X and the scores are read
+    once. ``values``: a map of the stored values (a threshold), as for ``csr_dot``.
+
+    Returns None when some value is unusual (the caller then runs validation's checks, which
+    name it) or when the pass does not take the input (small, not float64, no numba): the
+    caller then validates and scores as usual.
     """
+    n, k = X.shape[0], table.shape[1]
+    kernels = _jit.kernels()
+    if kernels is None or n * k < _jit.COMPILED_FROM:
+        return None
+    prior = np.ascontiguousarray(log_prior, dtype=np.float64)
+    proba = np.zeros((n, k))
+    dead = np.zeros(n, dtype=bool)
+    finish = _compiled_block(kernels, proba, prior, proba, dead)
+    if not checked_dot(X, table, nonnegative, finish, proba, values=values, offset=offset):
+        return None
+    return _refill(proba, dead, log_prior)
 
-    def __init__(self, n: int, log_prior: np.ndarray, offset: np.ndarray) -> None:
-        self.log_prior = log_prior
-        self.offset = np.ascontiguousarray(offset, dtype=np.float64)
-        self.dead = np.zeros(n, dtype=bool)
 
-    @staticmethod
-    def applies(scores: np.ndarray) -> bool:
-        """Whether the compiled passes take these scores (large float64, few classes)."""
-        n, k = scores.shape
-        if n * k < _jit.COMPILED_FROM or not 0 < k <= _jit.MAX_CLASSES:
-            return False
-        if scores.dtype != np.float64 or not scores.flags.c_contiguous:
-            return False
-        # Their row sums are NumPy's pairwise order: the same check as the NumPy passes'.
-        pairwise = row_sums_by_columns(np.zeros((k, 1))) is not None
-        return pairwise and _jit.kernels(wait=False, size=n * k) is not None
+def _compiled_block(kernels, joint: np.ndarray, offset, proba: np.ndarray, dead: np.ndarray):
+    """The softmax of rows ``r0:r1`` in two compiled passes around NumPy's exponential."""
+    offset = np.ascontiguousarray(offset)
 
-    def accepts(self, out: np.ndarray) -> bool:
-        """Whether a product's output can be finished in place (see :meth:`applies`)."""
-        return out.shape == (self.dead.size, self.offset.size) and self.applies(out)
-
-    def __call__(self, src: np.ndarray, dst: np.ndarray, r0: int, r1: int) -> None:
-        rows = dst[r0:r1]
-        kernels = _jit.kernels()  # loaded: accepts() said so
-        kernels.shift_rows(src[r0:r1], self.offset, rows, self.dead[r0:r1])
+    def block(r0: int, r1: int) -> None:
+        rows = proba[r0:r1]
+        kernels.shift_rows(joint[r0:r1], offset, rows, dead[r0:r1])
         np.exp(rows, out=rows)
         kernels.divide_rows(rows)
 
-    def result(self, proba: np.ndarray) -> np.ndarray:
-        """``proba`` with the impossible rows (a non-finite maximum) redone from the prior."""
-        return _refill(proba, self.dead, self.log_prior)
-
-
-def _refill(proba: np.ndarray, dead: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
-    """The rows ``dead`` of ``proba`` from the class prior (see :func:`prior_fallback`)."""
-    if dead.any():
-        rows = np.flatnonzero(dead)
-        # Impossible rows become the prior whole: their scores (overwritten when in place) do
-        # not enter the result.
-        part = np.full((rows.size, proba.shape[1]), -np.inf, dtype=proba.dtype)
-        part = prior_fallback(part, log_prior, _FALLBACK_WARNING)
-        part = np.exp(part - part.max(axis=1, keepdims=True))
-        part /= part.sum(axis=1, keepdims=True)
-        proba[rows] = part
-    return proba
+    return block
 
 
 def _numpy_block(joint: np.ndarray, offset, proba: np.ndarray, dead: np.ndarray):
     """The softmax of rows ``r0:r1`` in NumPy passes over a class-major copy of the block."""
     k = joint.shape[1]
-    dtype = proba.dtype
 
     def block(r0: int, r1: int) -> None:
         # Class-major (k, rows) inside the block: every pass is a contiguous vector operation
-        # (row-major, each is a reduction or a broadcast over k-value rows).
-        t = np.empty((k, r1 - r0), dtype=dtype)
-        if offset is None:
-            t[...] = joint[r0:r1].T
-        else:
-            np.add(joint[r0:r1].T, offset[:, None], out=t)
+        # (row-major, each is a reduction or a broadcast over k-value rows), and the sum over
+        # axis 0 adds the classes in order, as the compiled pass does.
+        t = np.empty((k, r1 - r0), dtype=proba.dtype)
+        np.add(joint[r0:r1].T, offset[:, None], out=t)
         top = t.max(axis=0)
         with np.errstate(invalid="ignore"):  # an impossible row (-inf - -inf), redone below
             t -= top
         np.exp(t, out=t)
-        total = row_sums_by_columns(t)
-        if total is None:  # NumPy sums rows in another order: sum row-major
-            total = np.ascontiguousarray(t.T).sum(axis=1)
-        t /= total
+        t /= t.sum(axis=0)
         proba[r0:r1] = t.T  # joint's rows r0:r1 are read above: safe to overwrite in place
         dead[r0:r1] = ~np.isfinite(top)
 
     return block
+
+
+def _refill(proba: np.ndarray, dead: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
+    """The rows ``dead`` of ``proba`` from the class prior, with _with_fallback's warning."""
+    if dead.any():
+        rows = np.flatnonzero(dead)
+        # A dead row's maximum is not finite, so _with_fallback replaces the whole row by the
+        # prior: its scores (overwritten when in place) do not enter the result.
+        part = np.full((rows.size, proba.shape[1]), np.nan, dtype=proba.dtype)
+        part, top = _with_fallback(part, log_prior)
+        part = np.exp(part - top)
+        part /= part.sum(axis=1, keepdims=True)
+        proba[rows] = part
+    return proba
+
+
+def _with_fallback(joint: np.ndarray, log_prior: np.ndarray):
+    """Row maxima of ``joint``, impossible rows replaced by the class prior (with a warning)."""
+    joint = prior_fallback(joint, log_prior, _FALLBACK_WARNING)
+    return joint, joint.max(axis=1, keepdims=True)
 
 
 _FALLBACK_WARNING = (

@@ -13,10 +13,7 @@ from bayesnb.families._crossval import downdate, emptied, loo_class_log_prior
 from bayesnb.families._discrete_crossval import (
     _DiscreteCrossval,
     canonical,
-    entries,
-    gather,
     log_terms,
-    own_unit_terms,
     prior_shift,
     sum_inf,
     weight_groups,
@@ -28,13 +25,11 @@ from bayesnb.families._discrete_folds import (
 )
 from bayesnb.families._loo_search import (
     CountGrid,
-    OwnEntries,
+    OwnClass,
     RowProduct,
     documents,
     log_shifted,
-    own_gather,
     own_grid,
-    row_sums,
 )
 from bayesnb.posterior.discrete import log_ratio
 
@@ -64,44 +59,33 @@ class BernoulliCrossval(_DiscreteCrossval):
             inf = np.isneginf(q)
             absent_fin[g], absent_inf[g] = np.where(inf, 0.0, q).sum(), inf.sum()
         smoothed = a.min() > 0 and b.min() > 0 and not absent_inf.any()
-
-        def ratio(wv, d, a_, b_):
-            """succ / fail of a present feature at count d without a document of weight wv:
-            the common denominator of feature j cancels between its success term (x_j = 1)
-            and the failure term A counted for it."""
-            return (np.maximum(d - wv, 0.0) + a_) / (np.maximum((N[:, None] - wv) - d, 0.0) + b_)
-
         uniform = np.ptp(weights) == 0 and np.ptp(a) == 0 and np.ptp(b) == 0
         grid = own_grid(Xs, weights, D) if smoothed and uniform and n else None
-        if grid is not None:
-            # One compiled pass over the nonzeros, the ratio of (class, count) from its grid.
-            terms = np.log(ratio(float(weights[0]), grid, a[0], b[0]))[None]
-            own = absent_fin[group] + own_gather(Xs, codes, D, terms)[:, 0]
-            return own, emptied(N[codes], weights)
-        if smoothed and np.unique(weights).size <= 8:  # one sparse product per weight
-            table = own_unit_terms(Xs, codes, weights, lambda wv: ratio(wv, D, a, b))
-            own = absent_fin[group] + table
-            return own, emptied(N[codes], weights)
-        rows, cols, _, Xs = entries(Xs)
-        c, w = codes[rows], weights[rows]
-        d = gather(D, c, cols)
-        left = np.maximum(N[c] - w, 0.0)  # N_c without the document, per entry
-        a_j, b_j = a[cols], b[cols]
-        succ = np.maximum(d - w, 0.0) + a_j  # x_j = 1: one success fewer
-        fail = np.maximum(left - d, 0.0) + b_j  # the failures A counted for feature j
-        if not absent_inf.any() and (succ.size == 0 or (succ.min() > 0 and fail.min() > 0)):
-            # Smoothed: the common denominator cancels between the two terms of feature j.
-            own = absent_fin[group] + np.bincount(
-                rows, weights=np.log(succ) - np.log(fail), minlength=n
-            )
-        else:
-            den = left + a_j + b_j
-            with np.errstate(invalid="ignore"):
-                p_fin, p_inf = sum_inf(log_terms(succ, den), rows, n)
-                q_fin, q_inf = sum_inf(log_terms(fail, den), rows, n)
-            own = absent_fin[group] - q_fin + p_fin
-            own[(absent_inf[group] - q_inf > 0.5) | (p_inf > 0.5)] = -np.inf
+        own = OwnClass(Xs, codes, weights, D, grid)
         redo = emptied(N[codes], weights)
+        if own.compiled:  # the ratio of (class, count) from its grid
+            w_e, a_e, b_e = float(weights[0]), a[0], b[0]
+        else:  # entry by entry: each nonzero's weight and priors
+            w_e = own.at_entries(weights)
+            a_e, b_e = own.at_entries(a, "feature"), own.at_entries(b, "feature")
+            # x_j = 1: one success fewer; and the failures A counted for feature j
+            succ = np.maximum(own.t - w_e, 0.0) + a_e
+            fail = np.maximum((N[own.c] - w_e) - own.t, 0.0) + b_e
+        if own.compiled or (
+            not absent_inf.any() and (succ.size == 0 or (succ.min() > 0 and fail.min() > 0))
+        ):
+            # Smoothed: the common denominator of feature j cancels between its success term
+            # and the failure term A counted for it, so only succ / fail is left.
+            def ratio(c, d):
+                return (np.maximum(d - w_e, 0.0) + a_e) / (np.maximum((N[c] - w_e) - d, 0.0) + b_e)
+
+            return absent_fin[group] + own.gather(lambda c, d: [np.log(ratio(c, d))])[:, 0], redo
+        den = np.maximum(N[own.c] - w_e, 0.0) + a_e + b_e
+        with np.errstate(invalid="ignore"):
+            p_fin, p_inf = sum_inf(log_terms(succ, den), own.rows, n)
+            q_fin, q_inf = sum_inf(log_terms(fail, den), own.rows, n)
+        own = absent_fin[group] - q_fin + p_fin
+        own[(absent_inf[group] - q_inf > 0.5) | (p_inf > 0.5)] = -np.inf
         return own, redo
 
     def fold_joint_log_proba(self, est, stats, X):
@@ -192,7 +176,6 @@ class BernoulliCrossval(_DiscreteCrossval):
 
         cells = CountGrid(np.arange(k)[None, :], D.T, k, use=same_b)
         b_cells = b_at(None if tied else fixed_b[:, None])
-        b_own = b_at(None if tied else np.tile(fixed_b, k)[:, None])
 
         def one_fewer(wv, alpha, order, b_fixed):
             """log q'/q of a success: the terms at (class c, count d) without a document of
@@ -207,43 +190,21 @@ class BernoulliCrossval(_DiscreteCrossval):
 
             return f
 
-        def own_parts(X_, c_, w_, r):
-            """The NumPy own part: own-class tables, the other nonzeros entry by entry."""
-            # Through own-class tables when the nonzeros are over a quarter of the cells (a
-            # tabulated cell costs about a quarter of a term computed entry by entry).
-            own = OwnEntries(X_, c_, w_, r, (k, v), take=4 * X_.nnz > k * v)
-            e = own.left_out()  # the other nonzeros: entry by entry
-            er, ej = r[e], X_.indices[e]
-            ew, ed = w_[er], gather(D, c_[er], ej)
-            one_w = ew.size > 0 and np.ptp(ew) == 0
-            entry_w = float(ew[0]) if one_w else ew[:, None]
-            entries = CountGrid(c_[er][:, None], ed[:, None], k, use=same_b and one_w)
-            b_entries = b_at(None if tied else fixed_b[ej][:, None])
-            per_entry = row_sums(er, c_.shape[0])
-
-            def part(alpha, order):
-                covered = own(
-                    lambda wv: own_cells(one_fewer(wv, alpha, order, b_own), order), order + 1
-                )
-                covered += per_entry(entries(one_fewer(entry_w, alpha, order, b_entries), order))
-                return covered
-
-            return part
-
         # One weight and one β: the own class's downdate of every nonzero is a function of
-        # (class, count), gathered from its grid in one compiled pass (own_gather).
+        # (class, count), gathered from its grid in one compiled pass (OwnClass).
         wv = float(weights[0]) if weights.size and np.ptp(weights) == 0 else None
         grid = own_grid(Xs, weights, D) if same_b and wv is not None else None
-        classes = np.arange(k)[:, None]
-        own_cells = None  # the NumPy own part's tables
-        if grid is None:
-            own_cells = CountGrid(np.repeat(classes, v, axis=0), D.reshape(-1, 1), k, use=same_b)
 
         def kernel(rows):
-            X_, c_, w_, P, r = documents(Xs, codes, weights, prior, rows, grid is None)
+            X_, c_, w_, P = documents(Xs, codes, weights, prior, rows)
             gc, gw, group = weight_groups(c_, w_)
             owners, counts = np.r_[np.arange(k), gc], np.r_[N, N[gc] - gw]
-            own_part = None if grid is not None else own_parts(X_, c_, w_, r)
+            own = OwnClass(X_, c_, w_, D, grid)
+            if own.compiled:
+                w_own, b_own = wv, b_at(None)
+            else:  # entry by entry: each nonzero's weight and β
+                w_own = own.at_entries(w_)
+                b_own = b_at(None if tied else own.at_entries(fixed_b, by="feature"))
 
             def terms(u, order):
                 alpha = float(np.exp(u))
@@ -254,13 +215,7 @@ class BernoulliCrossval(_DiscreteCrossval):
                 both = absent(owners, counts, alpha, order)
                 A, A_own = [x[:k] for x in both], [x[k:] for x in both]
                 # ... and one success fewer at each of its features
-                if own_part is None:
-                    f = one_fewer(wv, alpha, order, b_own)
-                    covered = own_gather(
-                        X_, c_, D, np.stack(np.broadcast_arrays(*f(classes, grid)))
-                    )
-                else:
-                    covered = own_part(alpha, order)
+                covered = own.gather(one_fewer(w_own, alpha, order, b_own))
                 covered += np.column_stack([A_own[m][group] - A[m][c_] for m in range(order + 1)])
                 return G, c_, covered, P, A
 

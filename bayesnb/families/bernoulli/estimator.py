@@ -9,7 +9,7 @@ import scipy.sparse as sp
 
 from bayesnb.families._discrete import _DiscreteNB, _MissingCounts
 from bayesnb.posterior.discrete import BetaPosterior, failures
-from bayesnb.scoring.discrete import bernoulli_jll, bernoulli_linear
+from bayesnb.scoring.discrete import bernoulli_jll, bernoulli_linear, binarizer
 from bayesnb.stats.discrete import (
     binarize,
     count_classes,
@@ -89,8 +89,8 @@ class BernoulliNB(_MissingCounts, _DiscreteNB):
         self.dtype = dtype
         self.missing = missing
 
-    def _check_input(self, X, y=None, *, reset):
-        out = super()._check_input(X, y, reset=reset)
+    def _check_input(self, X, y=None, *, reset, values=True):
+        out = super()._check_input(X, y, reset=reset, values=values)
         X = out if y is None else out[0]
         check_binarize(self.binarize)
         if self.binarize is None:
@@ -151,12 +151,17 @@ class BernoulliNB(_MissingCounts, _DiscreteNB):
         log_p, log_q = self.feature_log_prob_, self.feature_log_neg_prob_
         return self._cached("bernoulli_linear", lambda: bernoulli_linear(log_p, log_q))
 
-    def _product_reads_values(self) -> bool:
-        # Smoothed tables and a valid threshold (a negative one is refused for sparse X after
-        # the value checks): one product binarising X's values as it reads them.
+    def _one_product(self):
+        # Smoothed float64 tables and a valid threshold (a negative one is refused for sparse
+        # X after the value checks): X's values binarised by the product as it reads them.
+        if type(self)._log_likelihood is not BernoulliNB._log_likelihood:
+            return None  # a subclass scores its own way
         t = self.binarize
         valid = isinstance(t, Real) and not isinstance(t, bool) and np.isfinite(t) and t >= 0
-        return valid and self._linear() is not None
+        linear = self._linear() if valid and np.dtype(self.dtype) == np.float64 else None
+        if linear is None:
+            return None
+        return linear[0], binarizer(t, np.float64, 1 << 62), linear[1]
 
     def _log_likelihood(self, X) -> np.ndarray:
         M = self._split_missing(X)[1] if self._missing == "ignore" else None

@@ -201,13 +201,14 @@ class MultinomialNB(_DiscreteNB):
         table = self.feature_log_prob_
         return self._cached("scoring_table", lambda: scoring_table(table))
 
-    def _product_reads_values(self) -> bool:
-        # One product X · table_t of X's own float64 values (no -inf, no Pólya terms).
-        return (
-            self.estimate != "bayes"
-            and np.dtype(self.dtype) == np.float64
-            and self._scoring_table() is not None
-        )
+    def _one_product(self):
+        # X · table_t of X's own float64 values (no -inf, no Pólya terms).
+        if type(self)._log_likelihood is not MultinomialNB._log_likelihood:
+            return None  # a subclass scores its own way
+        if self.estimate == "bayes" or np.dtype(self.dtype) != np.float64:
+            return None
+        table_t = self._scoring_table()
+        return None if table_t is None else (table_t, None, None)
 
     def _log_likelihood(self, X) -> np.ndarray:
         X, M = self._split_missing(X)
