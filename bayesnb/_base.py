@@ -584,7 +584,19 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         random_seed=None,
         **sample_kwargs,
     ):
-        """Sample the PyMC declaration with NUTS; returns the bayesnb DataTree layout."""
+        """Sample the PyMC declaration with NUTS; returns the bayesnb DataTree layout.
+
+        Every keyword of :func:`bayesnb.inference.fit_pymc` is accepted (``likelihood``,
+        ``log_likelihood``, ``progressbar``, ``sample_weight``, ``nuts_sampler``, ``cores``,
+        ``max_bytes``, ``auxiliary``, ``target_accept``, ...), among them:
+
+        alpha_prior : dict, optional
+            Naive Bayes models: learn the feature concentration α instead of fixing it at
+            ``alpha``, with ``α ~ Gamma(alpha, beta)`` (shape, rate; defaults 2 and 1, so
+            ``alpha_prior={}`` is Gamma(2, 1)); ``per_class=True`` gives every class its
+            own α with that prior. The posterior gains ``alpha`` (scalar, or dims
+            ``class``). New hyperprior values re-use the compiled model.
+        """
         from bayesnb.inference import fit_pymc
 
         return fit_pymc(

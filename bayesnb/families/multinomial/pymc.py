@@ -17,6 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from bayesnb.datatree import layout_coords
+from bayesnb.pymc_models import simplex
 from bayesnb.pymc_models.declaration import (
     declare_class_prior,
     declare_feature_alpha,
@@ -27,6 +28,7 @@ from bayesnb.pymc_models.declaration import (
     make_spec,
     prepare,
 )
+from bayesnb.pymc_models.simplex import sparse_cells
 from bayesnb.pymc_models.spec import ModelSpec
 
 __all__ = ["UNK", "MultinomialPyMC"]
@@ -72,6 +74,8 @@ class MultinomialPyMC:
             X, codes, len(est.classes_), likelihood, what, obs_dim
         )
         data |= more
+        if likelihood == "data":
+            data |= sparse_cells(X)
         return make_spec(
             est,
             documents,
@@ -87,10 +91,15 @@ class MultinomialPyMC:
             hyperparameter_dims={"feature_alpha": [obs_dim]},
             coords=coords,
             extra=extra,
+            auxiliary={
+                ("category_prob" if extra else "feature_prob") + "_log_gamma": ["class", obs_dim]
+            },
         )
 
 
 def _build_multinomial(spec: ModelSpec):
+    """θ_c ~ Dirichlet(α) as normalised log-Gamma variates (:mod:`bayesnb.pymc_models.simplex`);
+    the data form is one log-density over the documents' nonzero cells."""
     import pymc as pm
     import pytensor.tensor as pt
 
@@ -102,17 +111,18 @@ def _build_multinomial(spec: ModelSpec):
         a = declare_feature_alpha(spec, dim)
         conc = pt.broadcast_to(a, (n_classes, n_cats))
         name = "category_prob" if unk else "feature_prob"
-        theta = pm.Dirichlet(name, a=conc, dims=("class", dim))
+        theta, log_theta = simplex.dirichlet(name, conc, dims=("class", dim))
         if unk:
             pm.Deterministic(
                 "feature_prob", theta[:, spec.extra["category"]], dims=("class", "feature")
             )
         if spec.likelihood == "data":
             X_d = declare_feature_data(spec, dim)
-            pm.Multinomial("X", n=X_d.sum(axis=1), p=theta[labels], observed=X_d, dims=("doc", dim))
+            cells = {k: pm.Data(k, spec.data[k]) for k in simplex.SPARSE_CELLS}
+            simplex.sparse_multinomial("X", X_d, labels, log_theta, cells, dims=("doc", dim))
         else:
             T_d = declare_feature_data(spec, dim)
-            pm.Multinomial(
-                "feature_count", n=T_d.sum(axis=1), p=theta, observed=T_d, dims=("class", dim)
+            simplex.multinomial(
+                "feature_count", T_d.sum(axis=1), log_theta, observed=T_d, dims=("class", dim)
             )
     return model
