@@ -75,7 +75,12 @@ class MultinomialPyMC:
         )
         data |= more
         if likelihood == "data":
+            # The likelihood reads the nonzero cells; the documents stay a pm.Data of the
+            # model (posterior predictive draws take their lengths) that a compiled model,
+            # which knows only the data its log-density reads, is not given.
+            extra["X_data"] = data.pop("X_data")
             data |= sparse_cells(X)
+        unk = "category" in extra
         return make_spec(
             est,
             documents,
@@ -85,14 +90,14 @@ class MultinomialPyMC:
             kind=self.name,
             data=data,
             observed=observed,
-            structure=("unk", tuple(extra["category"].tolist())) if extra else ("full",),
+            structure=("unk", tuple(extra["category"].tolist())) if unk else ("full",),
             build=_build_multinomial,
             dims={"feature_prob": ["class", "feature"]},
             hyperparameter_dims={"feature_alpha": [obs_dim]},
             coords=coords,
             extra=extra,
             auxiliary={
-                ("category_prob" if extra else "feature_prob") + "_log_gamma": ["class", obs_dim]
+                ("category_prob" if unk else "feature_prob") + "_log_gamma": ["class", obs_dim]
             },
         )
 
@@ -117,7 +122,7 @@ def _build_multinomial(spec: ModelSpec):
                 "feature_prob", theta[:, spec.extra["category"]], dims=("class", "feature")
             )
         if spec.likelihood == "data":
-            X_d = declare_feature_data(spec, dim)
+            X_d = pm.Data("X_data", spec.extra["X_data"], dims=("doc", dim))
             cells = {k: pm.Data(k, spec.data[k]) for k in simplex.SPARSE_CELLS}
             simplex.sparse_multinomial("X", X_d, labels, log_theta, cells, dims=("doc", dim))
         else:
