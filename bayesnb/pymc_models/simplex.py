@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 #: The ``pm.Data`` of :func:`sparse_multinomial`, computed by :func:`sparse_cells`.
-SPARSE_CELLS = ("X_row", "X_col", "X_value", "X_log_coef")
+SPARSE_CELLS = ("X_row", "X_cell", "X_value", "X_log_coef")
 
 __all__ = [
     "SPARSE_CELLS",
@@ -166,14 +166,15 @@ def labelled_categorical(name: str, labels, log_theta, **kwargs):
     )
 
 
-def _sparse_multinomial_logp(value, n, labels, log_theta, row, col, val, coef):
+def _sparse_multinomial_logp(value, n, labels, log_theta, row, cell, val, coef):
     import pytensor.tensor as pt
 
-    terms = val * log_theta[labels[row], col]
+    # one-dimensional gather and scatter (their fast compiled forms)
+    terms = val * log_theta.ravel()[cell]
     return pt.inc_subtensor(pt.zeros_like(coef)[row], terms) + coef
 
 
-def _sparse_multinomial_draw(n, labels, log_theta, row, col, val, coef, size):
+def _sparse_multinomial_draw(n, labels, log_theta, row, cell, val, coef, size):
     import pymc as pm
     import pytensor.tensor as pt
 
@@ -183,8 +184,9 @@ def _sparse_multinomial_draw(n, labels, log_theta, row, col, val, coef, size):
 def sparse_multinomial(name: str, X_d, labels, log_theta, cells: dict, dims):
     """Documents ``x_i ~ Multinomial(n_i, θ_{y_i})`` as one log-density over the nonzero cells.
 
-    ``cells`` holds the ``pm.Data`` of the documents' nonzero cells (``X_row``, ``X_col``,
-    ``X_value``, computed from the documents by :func:`sparse_cells`) and ``X_log_coef``,
+    ``cells`` holds the ``pm.Data`` of the documents' nonzero cells (``X_row``, the
+    document; ``X_cell``, the flat index ``y_i · n_features + j`` of its (class, feature)
+    cell; ``X_value``), computed by :func:`sparse_cells`, and ``X_log_coef``,
     each document's multinomial coefficient ``ln n_i! − Σ_j ln x_ij!``. The log-density of
     document ``i`` is ``X_log_coef_i + Σ_{j: x_ij > 0} x_ij log θ_{y_i j}``: the logs are
     taken on the ``(class, feature)`` table and gathered at the nonzero cells only, so an
@@ -212,8 +214,9 @@ def sparse_multinomial(name: str, X_d, labels, log_theta, cells: dict, dims):
     )
 
 
-def sparse_cells(X) -> dict[str, np.ndarray]:
-    """The nonzero cells of integer documents ``X`` and their multinomial coefficients."""
+def sparse_cells(X, codes: np.ndarray) -> dict[str, np.ndarray]:
+    """The nonzero cells of integer documents ``X`` (labels ``codes``) and the documents'
+    multinomial coefficients: the ``pm.Data`` of :func:`sparse_multinomial`."""
     import scipy.sparse as sp
     from scipy.special import gammaln
 
@@ -226,7 +229,7 @@ def sparse_cells(X) -> dict[str, np.ndarray]:
     coef = gammaln(n + 1.0) - np.bincount(row, weights=gammaln(val + 1.0), minlength=X.shape[0])
     return {
         "X_row": row.astype(np.int64),
-        "X_col": col.astype(np.int64),
+        "X_cell": (codes[row].astype(np.int64) * X.shape[1] + col).astype(np.int64),
         "X_value": val,
         "X_log_coef": coef,
     }

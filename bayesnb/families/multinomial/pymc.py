@@ -79,7 +79,7 @@ class MultinomialPyMC:
             # model (posterior predictive draws take their lengths) that a compiled model,
             # which knows only the data its log-density reads, is not given.
             extra["X_data"] = data.pop("X_data")
-            data |= sparse_cells(X)
+            data |= sparse_cells(X, codes)
         unk = "category" in extra
         return make_spec(
             est,
