@@ -210,7 +210,9 @@ def test_data_form_logp_is_per_document_multinomial():
     got = f(point)
     theta = evaluate(model, "feature_prob", point)
     codes = np.searchsorted(est.classes_, y)
-    expected = [stats.multinomial.logpmf(x, x.sum(), theta[c]) for x, c in zip(X, codes)]
+    expected = [
+        stats.multinomial.logpmf(x, x.sum(), theta[c]) for x, c in zip(X, codes, strict=True)
+    ]
     assert got.shape == (40,)
     np.testing.assert_allclose(got, expected, rtol=1e-10)
 

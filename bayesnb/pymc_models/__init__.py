@@ -32,10 +32,11 @@ Two likelihood forms declare the same posterior:
     (dims ``doc, feature``). Its cost grows with the number of documents; it is the form to
     use for posterior predictive draws of documents. MultinomialNB's ``X`` is one
     log-density over the documents' nonzero cells
-    (:func:`bayesnb.pymc_models.simplex.sparse_multinomial`, one value per document). GDA's ``X`` is written on the layout
-    variables ``mean`` and ``cov`` (not on the auxiliary Bartlett factors, which
-    :func:`bayesnb.inference.fit_pymc` drops), so ``pm.sample_posterior_predictive(tree,
-    freeze_vars=["mean", "cov"])`` on this model draws documents from a fit's posterior.
+    (:func:`bayesnb.pymc_models.simplex.sparse_multinomial`, one value per document).
+    GDA's ``X`` is written on the layout variables ``mean`` and ``cov`` (not on the
+    auxiliary Bartlett factors, which :func:`bayesnb.inference.fit_pymc` drops), so
+    ``pm.sample_posterior_predictive(tree, freeze_vars=["mean", "cov"])`` on this model draws
+    documents from a fit's posterior.
 ``likelihood="sufficient"``
     The likelihood written on the sufficient statistics: ``class_count ~ Multinomial(N, π)``;
     Bernoulli: ``feature_count[c, j] ~ Binomial(N_c, φ_cj)`` (document frequencies);
@@ -142,7 +143,8 @@ def declare(
         Free variables ``class_prior_log_gamma`` (unless π is fixed) and
         ``feature_prob_log_gamma`` (or its per-k groups; ``category_prob_log_gamma`` with
         unk=True; BernoulliNB's free ``feature_prob`` is a Beta), Deterministics
-        ``class_prior`` and ``feature_prob``, ``alpha`` with ``alpha_prior``; observed ``y``/``X`` (data) or
+        ``class_prior`` and ``feature_prob``, ``alpha`` with ``alpha_prior``; observed
+        ``y``/``X`` (data) or
         ``class_count``/``feature_count``/``category_count`` (sufficient). GDA: free
         ``bartlett_chi2``, ``bartlett_normal`` (d > 1) and ``mean`` (``variance`` and ``mean``
         for the diagonal model), Deterministic ``cov``; observed ``y`` and ``X`` (data) or
