@@ -586,26 +586,11 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     ):
         """Sample the PyMC declaration with NUTS; returns the bayesnb DataTree layout.
 
-        Every keyword of :func:`bayesnb.inference.fit_pymc` is accepted (``likelihood``,
-        ``log_likelihood``, ``progressbar``, ``sample_weight``, ``nuts_sampler``, ``cores``,
-        ``max_bytes``, ``auxiliary``, ``target_accept``, ...), among them:
-
-        alpha_prior : dict, optional
-            Naive Bayes models: learn the feature concentration α instead of fixing it at
-            ``alpha``, with ``α ~ Gamma(alpha, beta)`` (shape, rate; defaults 2 and 1, so
-            ``alpha_prior={}`` is Gamma(2, 1)); ``per_class=True`` gives every class its
-            own α with that prior. The posterior gains ``alpha`` (scalar, or dims
-            ``class``). New hyperprior values re-use the compiled model.
+        Takes every keyword of :func:`bayesnb.inference.fit_pymc`, among them
+        ``alpha_prior`` (naive Bayes): learn α with ``α ~ Gamma(alpha, beta)`` (shape, rate;
+        ``alpha_prior={}`` is Gamma(2, 1)), one α per class with ``per_class=True``; the
+        posterior gains ``alpha``, and new hyperprior values re-use the compiled model.
         """
         from bayesnb.inference import fit_pymc
 
-        return fit_pymc(
-            self,
-            X,
-            y,
-            draws=draws,
-            tune=tune,
-            chains=chains,
-            random_seed=random_seed,
-            **sample_kwargs,
-        )
+        return fit_pymc(self, X, y, draws, tune, chains, random_seed, **sample_kwargs)
