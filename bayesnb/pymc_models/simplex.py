@@ -32,6 +32,7 @@ __all__ = [
     "labelled_categorical",
     "log_gamma",
     "multinomial",
+    "multinomial_log_coef",
     "sparse_cells",
     "sparse_multinomial",
 ]
@@ -84,6 +85,10 @@ def _multinomial_logp(value, n, log_p):
     return coef + (value * log_p).sum(axis=-1)
 
 
+def _multinomial_coef_logp(value, n, log_p, coef):
+    return coef + (value * log_p).sum(axis=-1)
+
+
 def _multinomial_draw(n, log_p, size):
     import pymc as pm
     import pytensor.tensor as pt
@@ -91,19 +96,46 @@ def _multinomial_draw(n, log_p, size):
     return pm.Multinomial.dist(n=n, p=pt.exp(log_p), size=size)
 
 
-def multinomial(name: str, n, log_p, **kwargs):
-    """``x ~ Multinomial(n, p)`` (counts on the last axis) written on ``log p``."""
+def _multinomial_coef_draw(n, log_p, coef, size):
+    return _multinomial_draw(n, log_p, size)
+
+
+def multinomial(name: str, n, log_p, log_coef=None, **kwargs):
+    """``x ~ Multinomial(n, p)`` (counts on the last axis) written on ``log p``.
+
+    ``log_coef``: the observed counts' ``ln n! − Σ ln x!`` (:func:`multinomial_log_coef`),
+    given as data so that an evaluation takes no ``ln Γ`` of the counts.
+    """
     import pymc as pm
 
+    if log_coef is None:
+        return pm.CustomDist(
+            name,
+            n,
+            log_p,
+            logp=_multinomial_logp,
+            dist=_multinomial_draw,
+            signature="(),(k)->(k)",
+            **kwargs,
+        )
     return pm.CustomDist(
         name,
         n,
         log_p,
-        logp=_multinomial_logp,
-        dist=_multinomial_draw,
-        signature="(),(k)->(k)",
+        log_coef,
+        logp=_multinomial_coef_logp,
+        dist=_multinomial_coef_draw,
+        signature="(),(k),()->(k)",
         **kwargs,
     )
+
+
+def multinomial_log_coef(counts: np.ndarray) -> np.ndarray:
+    """``ln n! − Σ_k ln x_k!`` of count vectors (last axis)."""
+    from scipy.special import gammaln
+
+    counts = np.asarray(counts, dtype=np.float64)
+    return gammaln(counts.sum(-1) + 1.0) - gammaln(counts + 1.0).sum(-1)
 
 
 def _categorical_logp(value, log_p):

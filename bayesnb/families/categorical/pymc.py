@@ -118,12 +118,11 @@ def _build_categorical(spec: ModelSpec):
                 a = pm.Data(f"feature_alpha{suffix}", spec.data[f"feature_alpha{suffix}"])
             else:
                 a = alpha
-            conc = pt.broadcast_to(a, shape)
             name = "feature_prob" if single else f"feature_prob{suffix}"
             if single:
-                theta, log_theta = simplex.dirichlet(name, conc, dims=_DIMS)
+                theta, log_theta = simplex.dirichlet(name, a, dims=_DIMS)
             else:
-                theta, log_theta = simplex.dirichlet(name, conc, shape=shape)
+                theta, log_theta = simplex.dirichlet(name, a, shape=shape)
             if spec.likelihood == "sufficient":
                 C_d = pm.Data(
                     f"category_count_data{suffix}", spec.data[f"category_count_data{suffix}"]

@@ -28,7 +28,7 @@ from bayesnb.pymc_models.declaration import (
     make_spec,
     prepare,
 )
-from bayesnb.pymc_models.simplex import sparse_cells
+from bayesnb.pymc_models.simplex import multinomial_log_coef, sparse_cells
 from bayesnb.pymc_models.spec import ModelSpec
 
 __all__ = ["UNK", "MultinomialPyMC"]
@@ -80,6 +80,8 @@ class MultinomialPyMC:
             # which knows only the data its log-density reads, is not given.
             extra["X_data"] = data.pop("X_data")
             data |= sparse_cells(X, codes)
+        else:
+            data["feature_count_log_coef"] = multinomial_log_coef(data["feature_count_data"])
         unk = "category" in extra
         return make_spec(
             est,
@@ -106,17 +108,15 @@ def _build_multinomial(spec: ModelSpec):
     """θ_c ~ Dirichlet(α) as normalised log-Gamma variates (:mod:`bayesnb.pymc_models.simplex`);
     the data form is one log-density over the documents' nonzero cells."""
     import pymc as pm
-    import pytensor.tensor as pt
 
     unk = "category" in spec.extra
     dim = "category" if unk else "feature"
-    n_classes, n_cats = len(spec.coords["class"]), len(spec.coords[dim])
     with pm.Model(coords=spec.coords) as model:
         _, labels = declare_class_prior(spec)
         a = declare_feature_alpha(spec, dim)
-        conc = pt.broadcast_to(a, (n_classes, n_cats))
         name = "category_prob" if unk else "feature_prob"
-        theta, log_theta = simplex.dirichlet(name, conc, dims=("class", dim))
+        # α unbroadcast: ln Γ(α) is taken once per distinct α, not per (class, feature) cell
+        theta, log_theta = simplex.dirichlet(name, a, dims=("class", dim))
         if unk:
             pm.Deterministic(
                 "feature_prob", theta[:, spec.extra["category"]], dims=("class", "feature")
@@ -127,7 +127,13 @@ def _build_multinomial(spec: ModelSpec):
             simplex.sparse_multinomial("X", X_d, labels, log_theta, cells, dims=("doc", dim))
         else:
             T_d = declare_feature_data(spec, dim)
+            coef = pm.Data("feature_count_log_coef", spec.data["feature_count_log_coef"])
             simplex.multinomial(
-                "feature_count", T_d.sum(axis=1), log_theta, observed=T_d, dims=("class", dim)
+                "feature_count",
+                T_d.sum(axis=1),
+                log_theta,
+                log_coef=coef,
+                observed=T_d,
+                dims=("class", dim),
             )
     return model
