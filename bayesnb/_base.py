@@ -585,16 +585,13 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         random_seed=None,
         **sample_kwargs,
     ):
-        """Sample the PyMC declaration with NUTS; returns the bayesnb DataTree layout."""
+        """Sample the PyMC declaration with NUTS; returns the bayesnb DataTree layout.
+
+        Takes every keyword of :func:`bayesnb.inference.fit_pymc`, among them
+        ``alpha_prior`` (naive Bayes): learn α with ``α ~ Gamma(alpha, beta)`` (shape, rate;
+        ``alpha_prior={}`` is Gamma(2, 1)), one α per class with ``per_class=True``; the
+        posterior gains ``alpha``, and new hyperprior values re-use the compiled model.
+        """
         from bayesnb.inference import fit_pymc
 
-        return fit_pymc(
-            self,
-            X,
-            y,
-            draws=draws,
-            tune=tune,
-            chains=chains,
-            random_seed=random_seed,
-            **sample_kwargs,
-        )
+        return fit_pymc(self, X, y, draws, tune, chains, random_seed, **sample_kwargs)

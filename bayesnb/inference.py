@@ -151,6 +151,7 @@ def fit_pymc(
     nuts_sampler: str | None = None,
     cores: int | None = None,
     max_bytes: float = 2e9,
+    auxiliary: bool = False,
     **sample_kwargs,
 ) -> xr.DataTree:
     """Sample the PyMC declaration of ``est`` on ``(X, y)`` with NUTS.
@@ -176,8 +177,12 @@ def fit_pymc(
     progressbar : bool, default True
         Show the sampler's progress.
     alpha_prior : dict, optional
-        Learn a symmetric α with a Gamma hyperprior (see :func:`bayesnb.pymc_models.declare`);
-        the posterior gains ``alpha``. Naive Bayes models only.
+        Learn the symmetric α with a Gamma hyperprior instead of fixing it: keys ``alpha``
+        (shape, default 2), ``beta`` (rate, default 1) and ``per_class`` (default False: one
+        α for every class; True: one α per class), so ``alpha_prior={}`` is α ~ Gamma(2, 1)
+        (see :func:`bayesnb.pymc_models.declare`); the posterior gains ``alpha`` (scalar, or
+        dims ``class``). The hyperprior's values are data of the compiled model: a new value
+        does not recompile. Naive Bayes models only.
     sample_weight : array-like, optional
         Integer repeat counts only.
     nuts_sampler : {None, "nutpie", "pymc"}
@@ -188,6 +193,10 @@ def fit_pymc(
         Refuse, before the model is compiled, when the kept draws would exceed it: chains ×
         draws × parameter cells × 8 bytes (the posterior variables of the layout), plus
         chains × draws × documents × 8 for the ``log_likelihood`` group when requested.
+    auxiliary : bool, default False
+        Also keep the free variables of the parametrisation that are not in the layout (the
+        log-Gamma variates ``*_log_gamma`` behind every Dirichlet, GDA's Bartlett factors), for
+        diagnosing the sampler.
     **sample_kwargs
         Passed to ``nutpie.sample`` or ``pm.sample`` (``target_accept`` works with both;
         ``max_treedepth`` is translated to nutpie's ``maxdepth``).
@@ -219,6 +228,8 @@ def fit_pymc(
     sampler = _choose_sampler(nuts_sampler)
     cores = min(chains, os.cpu_count() or 1) if cores is None else check_int(cores, "cores")
     spec = model_spec(est, X, y, likelihood, alpha_prior=alpha_prior, sample_weight=sample_weight)
+    if auxiliary:
+        spec = spec.with_auxiliary()
     _check_trace_bytes(spec, draws, chains, log_likelihood, max_bytes)
     run = _sample_nutpie if sampler == "nutpie" else _sample_pymc
     trace, seconds = run(
@@ -229,6 +240,7 @@ def fit_pymc(
     if spec.alpha_prior is not None:
         dt["posterior"].attrs["alpha_prior"] = (
             f"Gamma({spec.alpha_prior['alpha']}, {spec.alpha_prior['beta']})"
+            + (" per class" if spec.alpha_prior["per_class"] else "")
         )
     _warn_diagnostics(dt, spec.var_names, chains)
     return dt

@@ -16,8 +16,19 @@ Bernoulli NB with 2 classes × 200 features (401 parameters), nutpie through
    ``pm.Potential`` on class counts, means and scatter) at 1,000 and 100,000 documents as in
    part 1: target ratio within 1.5.
 
+4. NUTS health on a text-like corpus (898 documents, 3 classes, Zipfian words, lognormal
+   lengths around 60 tokens; 500 and 5,000 words) at the default ``fit_pymc`` settings (4 chains
+   × (1,000 tune + 1,000 draws)): per model family (MultinomialNB α = 1 and learned α,
+   BernoulliNB on the binarised counts, PoissonNB, DirichletCompoundNB) the sampling time,
+   divergences, max R-hat and min bulk ESS of the layout variables; the multinomial data form
+   (one log-density over the nonzero cells); and the same multinomial model written directly in
+   PyMC as its documentation suggests (``pm.Dirichlet`` + ``pm.Multinomial`` on the class
+   sums, sampled by nutpie). Targets: 0 divergences, max R-hat ≤ 1.01, min bulk ESS ≥ 400,
+   sampling ≤ 5 s for the 898 × 500 multinomial, its data form ≤ 5× the sufficient form.
+
 Timings on a shared 2-vCPU machine swing with load, so the 1-minute load average is printed.
-Run: ``python benchmarks/bench_pymc.py [--skip-data] [--skip-gda]``.
+Run: ``python benchmarks/bench_pymc.py [--skip-data] [--skip-gda] [--health-only]
+[--words 500,5000]``.
 """
 
 from __future__ import annotations
@@ -137,16 +148,122 @@ def speedup() -> bool:
     return ok
 
 
+def text_corpus(n_words: int, n_docs: int = 898, seed: int = 0):
+    """A text-like corpus: 3 classes scattered around one Zipf law, lognormal lengths."""
+    rng = np.random.default_rng(seed)
+    base = 1.0 / np.arange(1, n_words + 1) ** 1.1
+    theta = rng.dirichlet(300.0 * base / base.sum() + 1e-3, 3)
+    y = rng.integers(0, 3, n_docs)
+    lengths = np.maximum(1, rng.lognormal(np.log(60.0), 0.8, n_docs).astype(int))
+    X = np.stack([rng.multinomial(n, theta[c]) for n, c in zip(lengths, y, strict=True)])
+    return X.astype(float), y
+
+
+def _health(dt) -> tuple[int, float, float]:
+    """Divergences, max R-hat and min bulk ESS over the posterior variables of a fit."""
+    import arviz as az
+
+    post = dt["posterior"].to_dataset()
+    rhat, ess = [], []
+    for name in post.data_vars:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rhat.append(np.nanmax(az.rhat(post[[name]])[name].values))
+            ess.append(np.nanmin(az.ess(post[[name]], method="bulk")[name].values))
+    return int(dt["sample_stats"]["diverging"].sum()), float(max(rhat)), float(min(ess))
+
+
+def _direct_pymc(X, y, seed: int = 1):
+    """The multinomial model as PyMC's documentation writes it, sampled by nutpie."""
+    import nutpie
+    import pymc as pm
+
+    counts = np.stack([X[y == c].sum(0) for c in range(3)])
+    with pm.Model() as model:
+        theta = pm.Dirichlet("feature_prob", a=np.ones(counts.shape))
+        pm.Multinomial("feature_count", n=counts.sum(1), p=theta, observed=counts)
+    start = time.perf_counter()
+    compiled = nutpie.compile_pymc_model(model)
+    compile_s = time.perf_counter() - start
+    start = time.perf_counter()
+    trace = nutpie.sample(
+        compiled, draws=1000, tune=1000, chains=4, seed=seed, progress_bar=False, save_warmup=False
+    )
+    return trace, compile_s, time.perf_counter() - start
+
+
+def health(words=(500, 5000)) -> int:
+    """Part 4: NUTS health per family on the text-like corpus; returns failed targets."""
+    from bayesnb.dcm import DirichletCompoundNB
+    from bayesnb.naive_bayes import MultinomialNB
+    from bayesnb.poisson import PoissonNB
+
+    print("\n[4] text-like corpus, 898 docs x 3 classes, default fit_pymc (4 x (1000+1000))")
+    failed = 0
+    models = [
+        ("multinomial a=1", MultinomialNB, {}),
+        ("multinomial learned a", MultinomialNB, {"alpha_prior": {}}),
+        ("multinomial data form", MultinomialNB, {"likelihood": "data"}),
+        ("bernoulli", BernoulliNB, {}),
+        ("poisson", PoissonNB, {}),
+        ("dcm", DirichletCompoundNB, {}),
+    ]
+    for n_words in words:
+        X, y = text_corpus(n_words)
+        print(f"  {n_words} words: {int((X > 0).sum())} nonzero cells, {int(X.sum())} tokens")
+        sampling = {}
+        for name, make, kw in models:
+            start = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                dt = fit_pymc(make(), X, y, random_seed=1, progressbar=False, **kw)
+            wall = time.perf_counter() - start
+            div, rhat, ess = _health(dt)
+            sampling[name] = float(dt.posterior.attrs["sampling_time"])
+            ok = div == 0 and rhat <= 1.01 and ess >= 400
+            if name == "multinomial a=1" and n_words == 500:
+                ok = ok and sampling[name] <= 5.0
+            failed += int(not ok)
+            print(
+                f"    {name:<24} wall {wall:6.1f} s, sampling {sampling[name]:6.1f} s, "
+                f"{div} divergences, max R-hat {rhat:.4f}, min bulk ESS {ess:6.0f}  "
+                f"{_verdict(ok)}  [{_load()}]"
+            )
+        ratio = sampling["multinomial data form"] / sampling["multinomial a=1"]
+        failed += int(ratio > 5.0)
+        print(
+            f"    data / sufficient sampling time {ratio:.1f}x (target <= 5x)  "
+            f"{_verdict(ratio <= 5)}"
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            trace, compile_s, sample_s = _direct_pymc(X, y)
+        div, rhat, ess = _health(trace)
+        print(
+            f"    {'direct pm.Dirichlet':<24} compile {compile_s:5.1f} s, "
+            f"sampling {sample_s:6.1f} s, "
+            f"{div} divergences, max R-hat {rhat:.4f}, min bulk ESS {ess:6.0f}  [{_load()}]"
+        )
+    return failed
+
+
 def main(skip_data: bool = False, skip_gda: bool = False) -> int:
     """Run the parts, print the figures and PASS/FAIL; return the number of failed targets."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-data", action="store_true", help="skip part 2 (minutes)")
     parser.add_argument("--skip-gda", action="store_true", help="skip part 3 (GDA)")
+    parser.add_argument("--health-only", action="store_true", help="part 4 only")
+    parser.add_argument("--words", default="500,5000", help="part 4 vocabulary sizes")
     args, _ = parser.parse_known_args()
     skip_data = skip_data or args.skip_data
     skip_gda = skip_gda or args.skip_gda
     start = time.perf_counter()
-    failed = int(not scaling())
+    words = tuple(int(w) for w in args.words.split(","))
+    if args.health_only:
+        failed = health(words)
+        print(f"\nbench_pymc: {failed} failed target(s), {time.perf_counter() - start:.0f} s total")
+        return failed
+    failed = health(words)
+    failed += int(not scaling())
     if not skip_data:
         failed += int(not speedup())
     if not skip_gda:

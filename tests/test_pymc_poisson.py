@@ -127,17 +127,15 @@ def test_sufficient_logp_is_the_closed_form_density():
     X, y = _data(seed=4)
     est = _estimator()
     model = declare(est, X, y)
-    pi = np.array([0.2, 0.3, 0.5])
+    z = np.log([0.4, 0.9, 1.3])  # log-Gamma variates of the class prior: π = z normalised
+    pi = np.exp(z) / np.exp(z).sum()
     lam = np.random.default_rng(1).uniform(0.2, 4.0, (3, 4))
-    value = {
-        "class_prior_simplex__": model.rvs_to_transforms[model["class_prior"]].forward(pi).eval(),
-        "feature_rate_log__": np.log(lam),
-    }
+    value = {"class_prior_log_gamma": z, "feature_rate_log__": np.log(lam)}
     logp = model.compile_logp(jacobian=False, mode="FAST_COMPILE")(value)
     n_c = np.array([(y == c).sum() for c in "abc"])
     S = np.stack([X[y == c].sum(0) for c in "abc"])
     expected = (
-        stats.dirichlet.logpdf(pi, np.full(3, 1.5))
+        (stats.gamma.logpdf(np.exp(z), 1.5) + z).sum()
         + stats.gamma.logpdf(lam, np.array(ALPHA), scale=1 / np.array(BETA)).sum()
         + stats.multinomial.logpmf(n_c, n_c.sum(), pi)
         + (S * np.log(lam) - n_c[:, None] * lam).sum()

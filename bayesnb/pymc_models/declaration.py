@@ -16,6 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from bayesnb.datatree import layout_coords
+from bayesnb.pymc_models import simplex
 from bayesnb.pymc_models.spec import ModelSpec
 from bayesnb.stats.discrete import count_features
 from bayesnb.validation import check_alpha, check_class_prior, check_sample_weight, encode_labels
@@ -178,37 +179,51 @@ def class_part(est, codes: np.ndarray, likelihood: str) -> tuple[dict, dict, tup
 def declare_class_prior(spec: ModelSpec):
     """Declare π and the label likelihood inside the current model context; returns (π, y).
 
-    The second value is what the feature likelihood reads the labels through: the codes
-    ``y_data`` (data form) or the class counts ``class_count_data`` (sufficient form).
+    A sampled π is the Dirichlet of :func:`bayesnb.pymc_models.simplex.dirichlet` (free
+    ``class_prior_log_gamma``). The second value is what the feature likelihood reads the
+    labels through: the codes ``y_data`` (data form) or the class counts
+    ``class_count_data`` (sufficient form).
     """
     import pymc as pm
+    import pytensor.tensor as pt
 
     if "class_prior_value" in spec.data:
         value = pm.Data("class_prior_value", spec.data["class_prior_value"], dims="class")
         pi = pm.Deterministic("class_prior", value, dims="class")
+        log_pi = pt.log(value)
     else:
         gamma = pm.Data("class_alpha", spec.data["class_alpha"], dims="class")
-        pi = pm.Dirichlet("class_prior", a=gamma, dims="class")
+        pi, log_pi = simplex.dirichlet("class_prior", gamma, dims="class")
     if spec.likelihood == "data":
         y_d = pm.Data("y_data", spec.data["y_data"], dims="doc")
-        pm.Categorical("y", p=pi, observed=y_d, dims="doc")
+        simplex.categorical("y", log_pi, observed=y_d, dims="doc")
         return pi, y_d
     n_d = pm.Data("class_count_data", spec.data["class_count_data"], dims="class")
-    pm.Multinomial("class_count", n=n_d.sum(), p=pi, observed=n_d, dims="class")
+    simplex.multinomial("class_count", n_d.sum(), log_pi, observed=n_d, dims="class")
     return pi, n_d
 
 
 # -- feature priors and observations -----------------------------------------------------------
-def declare_alpha(spec: ModelSpec):
-    """The learned symmetric concentration ``alpha ~ Gamma(alpha_prior)`` (a scalar)."""
+def declare_alpha(spec: ModelSpec, trailing: int = 1):
+    """The learned symmetric concentration ``alpha ~ Gamma(alpha_shape, alpha_rate)``.
+
+    A scalar, or with ``per_class`` one α per class (dims ``class``) returned with
+    ``trailing`` unit axes appended, to broadcast against ``(class, *trailing axes)``. The
+    hyperparameters are ``pm.Data``: a compiled model takes new values without recompiling.
+    """
     import pymc as pm
 
-    prior = spec.alpha_prior
-    return pm.Gamma("alpha", alpha=prior["alpha"], beta=prior["beta"])
+    shape = pm.Data("alpha_shape", spec.data["alpha_shape"])
+    rate = pm.Data("alpha_rate", spec.data["alpha_rate"])
+    if not spec.alpha_prior["per_class"]:
+        return pm.Gamma("alpha", alpha=shape, beta=rate)
+    alpha = pm.Gamma("alpha", alpha=shape, beta=rate, dims="class")
+    return alpha[(slice(None), *([None] * trailing))]
 
 
 def declare_feature_alpha(spec: ModelSpec, dim: str = "feature"):
-    """The feature-prior concentration: fixed data over ``dim``, or the Gamma-prior ``alpha``."""
+    """The feature-prior concentration: fixed data over ``dim``, or the Gamma-prior ``alpha``
+    (broadcasting against ``(class, dim)``)."""
     import pymc as pm
 
     if spec.alpha_prior is None:
@@ -262,8 +277,9 @@ def make_spec(
     """Assemble a ModelSpec with the class half added.
 
     ``dims`` maps the layout variables besides ``class_prior``; ``hyperparameter_dims`` the
-    family's prior ``pm.Data`` (the class prior's are added); ``coords`` and ``extra`` are
-    optional keywords.
+    family's prior ``pm.Data`` (the class prior's and the α hyperprior's are added);
+    ``coords``, ``extra`` and ``auxiliary`` (the family's auxiliary free variables and their
+    dims) are optional keywords.
     """
     class_data, class_obs, class_structure = class_part(est, codes, likelihood)
     coords = layout_coords(est)
@@ -272,8 +288,20 @@ def make_spec(
     coords |= kw.pop("coords", {})
     if likelihood == "data":
         coords["doc"] = list(range(len(codes)))
-    var_names = ["class_prior", *dims] + (["alpha"] if prior is not None else [])
-    prior_structure = None if prior is None else tuple(sorted(prior.items()))
+    var_names = ["class_prior", *dims]
+    hyper = CLASS_HYPERPARAMETER_DIMS | (hyperparameter_dims or {})
+    prior_structure = None
+    if prior is not None:
+        var_names.append("alpha")
+        dims = dims | ({"alpha": ["class"]} if prior["per_class"] else {})
+        data = data | {
+            "alpha_shape": np.asarray(prior["alpha"]),
+            "alpha_rate": np.asarray(prior["beta"]),
+        }
+        hyper |= {"alpha_shape": None, "alpha_rate": None}
+        prior_structure = ("alpha_per_class" if prior["per_class"] else "alpha_shared",)
+    auxiliary = {"class_prior_log_gamma": ["class"]} if "class_alpha" in class_data else {}
+    auxiliary |= kw.pop("auxiliary", {})
     return ModelSpec(
         kind=kind,
         likelihood=likelihood,
@@ -288,5 +316,6 @@ def make_spec(
         alpha_prior=prior,
         build=build,
         extra=kw.pop("extra", {}),
-        hyperparameter_dims=CLASS_HYPERPARAMETER_DIMS | (hyperparameter_dims or {}),
+        hyperparameter_dims=hyper,
+        auxiliary=auxiliary,
     )

@@ -24,8 +24,9 @@ __all__ = [
 LIKELIHOODS = ("sufficient", "data")
 
 #: Hyperprior of a learned symmetric α (``alpha_prior={}`` uses it): α ~ Gamma(shape=2, rate=1),
-#: mean 2, mode 1 (Laplace), weakly informative on the scale of pseudo-counts.
-DEFAULT_ALPHA_PRIOR: dict[str, float] = {"alpha": 2.0, "beta": 1.0}
+#: mean 2, mode 1 (Laplace), weakly informative on the scale of pseudo-counts; one α shared by
+#: every class (``per_class=True``: one α per class, each with this prior).
+DEFAULT_ALPHA_PRIOR: dict[str, Any] = {"alpha": 2.0, "beta": 1.0, "per_class": False}
 
 
 def check_likelihood(likelihood: str) -> str:
@@ -35,21 +36,32 @@ def check_likelihood(likelihood: str) -> str:
     return likelihood
 
 
-def check_alpha_prior(alpha_prior) -> dict[str, float] | None:
-    """None (α fixed at ``est.alpha``) or the Gamma(alpha, beta) hyperprior of a learned α."""
+def check_alpha_prior(alpha_prior) -> dict[str, Any] | None:
+    """None (α fixed at ``est.alpha``) or the Gamma(alpha, beta) hyperprior of a learned α.
+
+    Keys ``alpha`` (shape) and ``beta`` (rate), floats > 0, and ``per_class`` (bool: one α
+    per class instead of one shared by every class); missing keys take
+    :data:`DEFAULT_ALPHA_PRIOR`.
+    """
     if alpha_prior is None:
         return None
     if not isinstance(alpha_prior, Mapping):
         raise TypeError(
-            f"alpha_prior must be None or a dict(alpha=..., beta=...), got {alpha_prior!r}"
+            "alpha_prior must be None or a dict(alpha=..., beta=..., per_class=...), got "
+            f"{alpha_prior!r}"
         )
     unknown = set(alpha_prior) - set(DEFAULT_ALPHA_PRIOR)
     if unknown:
-        raise ValueError(f"alpha_prior takes the keys 'alpha' and 'beta', got {sorted(unknown)}")
-    prior = DEFAULT_ALPHA_PRIOR | {k: float(v) for k, v in alpha_prior.items()}
-    if not all(np.isfinite(v) and v > 0 for v in prior.values()):
-        raise ValueError(f"alpha_prior values must be finite and > 0, got {prior}")
-    return prior
+        raise ValueError(
+            f"alpha_prior takes the keys 'alpha', 'beta' and 'per_class', got {sorted(unknown)}"
+        )
+    per_class = alpha_prior.get("per_class", False)
+    if not isinstance(per_class, bool | np.bool_):
+        raise ValueError(f"alpha_prior['per_class'] must be True or False, got {per_class!r}")
+    values = {k: float(alpha_prior.get(k, DEFAULT_ALPHA_PRIOR[k])) for k in ("alpha", "beta")}
+    if not all(np.isfinite(v) and v > 0 for v in values.values()):
+        raise ValueError(f"alpha_prior values must be finite and > 0, got {values}")
+    return values | {"per_class": bool(per_class)}
 
 
 @dataclass
@@ -85,6 +97,10 @@ class ModelSpec:
     hyperparameter_dims : dict of str -> list of dims or None
         The prior's ``pm.Data`` names, each with its dims (None: a scalar, or dims the layout
         has no coordinate for): the family says which data are hyperparameters.
+    auxiliary : dict of str -> list of dims or None
+        The free variables of the parametrisation that are not layout variables (the
+        log-Gamma variates of a Dirichlet, GDA's Bartlett factors), with their dims: left out
+        of the posterior unless :meth:`with_auxiliary` adds them to :attr:`var_names`.
     missing : None or list
         The missing-cell indicator of :attr:`X` as :mod:`bayesnb.loo` scores it: None (the
         PyMC path takes complete data only); a composite holds one per block.
@@ -104,13 +120,23 @@ class ModelSpec:
     build: Callable[[ModelSpec], Any] = field(repr=False)
     extra: dict[str, Any] = field(default_factory=dict)
     hyperparameter_dims: dict[str, list[str] | None] = field(default_factory=dict)
+    auxiliary: dict[str, list[str] | None] = field(default_factory=dict)
     missing: Any = None
 
     @property
     def key(self) -> tuple:
-        """Cache key of the compiled model: kind, likelihood, structure and data shapes."""
+        """Cache key of the compiled model: kind, likelihood, structure, data shapes and the
+        variables kept."""
         shapes = tuple(sorted((k, np.shape(v)) for k, v in self.data.items()))
-        return (self.kind, self.likelihood, self.structure, shapes)
+        return (self.kind, self.likelihood, self.structure, shapes, tuple(self.var_names))
+
+    def with_auxiliary(self) -> ModelSpec:
+        """A copy whose :attr:`var_names` and :attr:`dims` include the auxiliary variables."""
+        from dataclasses import replace
+
+        extra = [name for name in self.auxiliary if name not in self.var_names]
+        dims = self.dims | {k: v for k, v in self.auxiliary.items() if v is not None}
+        return replace(self, var_names=[*self.var_names, *extra], dims=dims)
 
     @property
     def hyperparameters(self) -> dict[str, tuple[np.ndarray, list[str] | None]]:

@@ -9,9 +9,10 @@ numbers of categories, but ``feature_prob`` is one rectangular array with ``valu
 0 .. max_j k_j: slot ``v < k_j`` is P(x_j = v | c), slot ``v = k_j`` is the pooled unseen slot
 (the probability of every value never seen by the estimator), slots beyond ``k_j`` are not
 parameters and hold NaN. Internally the features are grouped by ``k_j``: one Dirichlet
-``feature_prob_k{k}`` of shape ``(class, features with k_j = k, k + 1)`` per group, and
-``feature_prob`` is a Deterministic assembling them (when every feature has the same ``k`` the
-Dirichlet itself is ``feature_prob``). In the data form the observed values are
+``feature_prob_k{k}`` (free variable ``feature_prob_k{k}_log_gamma``, see
+:mod:`bayesnb.pymc_models.simplex`) of shape ``(class, features with k_j = k, k + 1)`` per
+group, and ``feature_prob`` is a Deterministic assembling them (when every feature has the
+same ``k`` the Dirichlet itself is ``feature_prob``). In the data form the observed values are
 ``min(x_ij, k_j)``.
 
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bayesnb.pymc_models import simplex
 from bayesnb.pymc_models.declaration import (
     as_counts,
     declare_alpha,
@@ -33,6 +35,8 @@ from bayesnb.pymc_models.spec import ModelSpec
 from bayesnb.stats.discrete import category_offsets, count_categories
 
 __all__ = ["CategoricalPyMC"]
+
+_DIMS = ("class", "feature", "value")
 
 
 class CategoricalPyMC:
@@ -87,6 +91,12 @@ class CategoricalPyMC:
             hyperparameter_dims=hyper,
             coords={"value": list(range(width))},
             extra={"groups": groups, "n_categories": k, "width": width},
+            auxiliary={
+                f"feature_prob{'' if single else f'_k{kk}'}_log_gamma": (
+                    list(_DIMS) if single else None
+                )
+                for kk in groups
+            },
         )
 
 
@@ -99,7 +109,7 @@ def _build_categorical(spec: ModelSpec):
     single = len(groups) == 1
     with pm.Model(coords=spec.coords) as model:
         _, labels = declare_class_prior(spec)
-        alpha = declare_alpha(spec) if spec.alpha_prior is not None else None
+        alpha = declare_alpha(spec, trailing=2) if spec.alpha_prior is not None else None
         parts, order = [], []
         for kk, cols in groups.items():
             suffix = "" if single else f"_k{kk}"
@@ -108,25 +118,21 @@ def _build_categorical(spec: ModelSpec):
                 a = pm.Data(f"feature_alpha{suffix}", spec.data[f"feature_alpha{suffix}"])
             else:
                 a = alpha
-            conc = pt.broadcast_to(a, shape)
+            name = "feature_prob" if single else f"feature_prob{suffix}"
             if single:
-                theta = pm.Dirichlet("feature_prob", a=conc, dims=("class", "feature", "value"))
+                theta, log_theta = simplex.dirichlet(name, a, dims=_DIMS)
             else:
-                theta = pm.Dirichlet(f"feature_prob{suffix}", a=conc, shape=shape)
+                theta, log_theta = simplex.dirichlet(name, a, shape=shape)
             if spec.likelihood == "sufficient":
                 C_d = pm.Data(
                     f"category_count_data{suffix}", spec.data[f"category_count_data{suffix}"]
                 )
-                pm.Multinomial(
-                    f"category_count{suffix}",
-                    n=C_d.sum(axis=-1),
-                    p=theta,
-                    observed=C_d,
-                    shape=shape,
+                simplex.multinomial(
+                    f"category_count{suffix}", C_d.sum(axis=-1), log_theta, observed=C_d
                 )
             else:
                 X_d = pm.Data(f"X_data{suffix}", spec.data[f"X_data{suffix}"])
-                pm.Categorical(f"X{suffix}", p=theta[labels], observed=X_d)
+                simplex.labelled_categorical(f"X{suffix}", labels, log_theta, observed=X_d)
             # Pad to the common value axis: slots after the unseen slot k are NaN.
             pad = pt.fill(theta[:, :, :1], np.nan) * pt.ones((1, 1, width - kk - 1))
             parts.append(pt.concatenate([theta, pad], axis=2))
@@ -134,5 +140,5 @@ def _build_categorical(spec: ModelSpec):
         if not single:
             inverse = np.argsort(np.asarray(order))
             stacked = pt.concatenate(parts, axis=1)[:, inverse, :]
-            pm.Deterministic("feature_prob", stacked, dims=("class", "feature", "value"))
+            pm.Deterministic("feature_prob", stacked, dims=_DIMS)
     return model

@@ -99,7 +99,19 @@ class GDAPyMC:
                 "nu0": None,
             },
             extra={"covariance": covariance},
+            auxiliary=_auxiliary(covariance, X.shape[1]),
         )
+
+
+def _auxiliary(covariance: str, n_features: int) -> dict[str, list[str] | None]:
+    """The free variables besides ``mean`` (``cov`` is their Deterministic)."""
+    if covariance == "diagonal":
+        return {"variance": ["class", "feature"]}
+    batch = [] if covariance == "shared" else ["class"]
+    out: dict[str, list[str] | None] = {"bartlett_chi2": [*batch, "feature"]}
+    if n_features > 1:
+        out["bartlett_normal"] = None
+    return out
 
 
 def _bartlett_precision_factor(nu0, psi0, n_features: int, batch: tuple[str, ...]):

@@ -18,6 +18,7 @@ import scipy.sparse as sp
 
 from bayesnb.datatree import layout_coords
 from bayesnb.families.multinomial.estimator import UnkColumns
+from bayesnb.pymc_models import simplex
 from bayesnb.pymc_models.declaration import (
     declare_class_prior,
     declare_feature_alpha,
@@ -28,6 +29,7 @@ from bayesnb.pymc_models.declaration import (
     make_spec,
     prepare,
 )
+from bayesnb.pymc_models.simplex import multinomial_log_coef, sparse_cells
 from bayesnb.pymc_models.spec import ModelSpec
 
 __all__ = ["UNK", "MultinomialPyMC"]
@@ -71,6 +73,15 @@ class MultinomialPyMC:
             X, codes, len(est.classes_), likelihood, what, obs_dim
         )
         data |= more
+        if likelihood == "data":
+            # The likelihood reads the nonzero cells; the documents stay a pm.Data of the
+            # model (posterior predictive draws take their lengths) that a compiled model,
+            # which knows only the data its log-density reads, is not given.
+            extra["X_data"] = data.pop("X_data")
+            data |= sparse_cells(X, codes)
+        else:
+            data["feature_count_log_coef"] = multinomial_log_coef(data["feature_count_data"])
+        unk = "category" in extra
         return make_spec(
             est,
             documents,
@@ -80,38 +91,48 @@ class MultinomialPyMC:
             kind=self.name,
             data=data,
             observed=observed,
-            structure=("unk", tuple(extra["category"].tolist())) if extra else ("full",),
+            structure=("unk", tuple(extra["category"].tolist())) if unk else ("full",),
             build=_build_multinomial,
             dims={"feature_prob": ["class", "feature"]},
             hyperparameter_dims={"feature_alpha": [obs_dim]},
             coords=coords,
             extra=extra,
+            auxiliary={
+                ("category_prob" if unk else "feature_prob") + "_log_gamma": ["class", obs_dim]
+            },
         )
 
 
 def _build_multinomial(spec: ModelSpec):
+    """θ_c ~ Dirichlet(α) as normalised log-Gamma variates (:mod:`bayesnb.pymc_models.simplex`);
+    the data form is one log-density over the documents' nonzero cells."""
     import pymc as pm
-    import pytensor.tensor as pt
 
     unk = "category" in spec.extra
     dim = "category" if unk else "feature"
-    n_classes, n_cats = len(spec.coords["class"]), len(spec.coords[dim])
     with pm.Model(coords=spec.coords) as model:
         _, labels = declare_class_prior(spec)
         a = declare_feature_alpha(spec, dim)
-        conc = pt.broadcast_to(a, (n_classes, n_cats))
         name = "category_prob" if unk else "feature_prob"
-        theta = pm.Dirichlet(name, a=conc, dims=("class", dim))
+        # α unbroadcast: ln Γ(α) is taken once per distinct α, not per (class, feature) cell
+        theta, log_theta = simplex.dirichlet(name, a, dims=("class", dim))
         if unk:
             pm.Deterministic(
                 "feature_prob", theta[:, spec.extra["category"]], dims=("class", "feature")
             )
         if spec.likelihood == "data":
-            X_d = declare_feature_data(spec, dim)
-            pm.Multinomial("X", n=X_d.sum(axis=1), p=theta[labels], observed=X_d, dims=("doc", dim))
+            X_d = pm.Data("X_data", spec.extra["X_data"], dims=("doc", dim))
+            cells = {k: pm.Data(k, spec.data[k]) for k in simplex.SPARSE_CELLS}
+            simplex.sparse_multinomial("X", X_d, labels, log_theta, cells, dims=("doc", dim))
         else:
             T_d = declare_feature_data(spec, dim)
-            pm.Multinomial(
-                "feature_count", n=T_d.sum(axis=1), p=theta, observed=T_d, dims=("class", dim)
+            coef = pm.Data("feature_count_log_coef", spec.data["feature_count_log_coef"])
+            simplex.multinomial(
+                "feature_count",
+                T_d.sum(axis=1),
+                log_theta,
+                log_coef=coef,
+                observed=T_d,
+                dims=("class", dim),
             )
     return model
