@@ -345,14 +345,14 @@ def test_posterior_predictive_on_the_data_model(gda_fits):
 @pytest.mark.slow
 @pytest.mark.usefixtures("gda_fits")  # compiles the sufficient shared model of this shape
 def test_compiled_model_is_reused_for_new_data_and_prior(monkeypatch):
-    import nutpie
+    import bayesnb.compiled
 
     X, y = _data(seed=6, n=300)  # more documents: same sufficient shapes
 
     def no_compile(*args, **kwargs):
         raise AssertionError("recompiled a model of a cached shape")
 
-    monkeypatch.setattr(nutpie, "compile_pymc_model", no_compile)
+    monkeypatch.setattr(bayesnb.compiled, "compile_model", no_compile)
     prior = NormalInverseWishart(mu0=0.0, kappa0=2.0, psi0=3.0, nu0=8.0)
     est = GDA(covariance="shared", prior=prior, class_alpha=2.0).fit(X, y)
     dt, warned = fit_recording_warnings(est, X, y, draws=500, random_seed=1)
