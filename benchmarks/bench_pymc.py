@@ -193,9 +193,7 @@ def _direct_pymc(X, y, seed: int = 1):
 
 def health(words=(500, 5000)) -> int:
     """Part 4: NUTS health per family on the text-like corpus; returns failed targets."""
-    from bayesnb.dcm import DirichletCompoundNB
-    from bayesnb.naive_bayes import MultinomialNB
-    from bayesnb.poisson import PoissonNB
+    from bayesnb import DirichletCompoundNB, MultinomialNB, PoissonNB
 
     print("\n[4] text-like corpus, 898 docs x 3 classes, default fit_pymc (4 x (1000+1000))")
     failed = 0

@@ -8,8 +8,6 @@ composed pm.Model against the blocks' exact posteriors.
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -97,7 +95,7 @@ def test_one_block_equals_the_block_model(kind, estimate):
     ("module", "name"), [("poisson", "PoissonNB"), ("dcm", "DirichletCompoundNB")]
 )
 def test_newer_event_models_compose_too(tmp_path, module, name):
-    cls = getattr(importlib.import_module(f"bayesnb.{module}"), name)
+    cls = getattr(bayesnb, name)
     X, y = _data()
     alone = cls().fit(X[:, WORDS], y)
     real = GDA().fit(X[:, REAL], y)
