@@ -147,18 +147,20 @@ def _model_pieces(model, prefix: str, drop: frozenset) -> tuple[list, dict, dict
 def _build_columnwise(spec: ModelSpec):
     """One pm.Model: the class prior, then every block's declaration without its class part."""
     import pymc as pm
-    from pymc.model.fgraph import model_from_fgraph
-    from pytensor.graph.fg import FunctionGraph
+    from pymc.model.fgraph import fgraph_from_model, model_from_fgraph
 
-    with pm.Model(coords=spec.coords) as root:
+    blocks = [
+        _model_pieces(bs.model(), name, _BLOCK_CLASS_VARS) for name, _, bs in spec.extra["blocks"]
+    ]
+    coords = dict(spec.coords)
+    for _, more_coords, _ in blocks:
+        coords |= {k: v for k, v in more_coords.items() if k not in coords}
+    # The root model holds every dim (the blocks' prefixed ones too), so its graph carries
+    # them into the joined model; the block pieces are added as outputs of that graph.
+    with pm.Model(coords=coords) as root:
         declare_class_prior(spec)
-    outputs, coords, lengths = _model_pieces(root, "", frozenset())
-    for name, _, bs in spec.extra["blocks"]:
-        more, more_coords, more_lengths = _model_pieces(bs.model(), name, _BLOCK_CLASS_VARS)
-        outputs += more
-        coords |= more_coords
-        lengths |= {k: v for k, v in more_lengths.items() if k not in lengths}
-    fg = FunctionGraph(outputs=outputs, clone=False)
-    fg._coords = coords
-    fg._dim_lengths = lengths
+    fg, _ = fgraph_from_model(root)
+    for more, _, _ in blocks:
+        for out in more:
+            fg.add_output(out, import_missing=True)
     return model_from_fgraph(fg, mutate_fgraph=True)
