@@ -102,11 +102,11 @@ def _prefixed_dim(dim: str, prefix: str) -> str:
     return dim if dim in _SHARED_DIMS else _prefixed(dim, prefix)
 
 
-def _model_pieces(model, prefix: str, drop: frozenset) -> tuple[list, dict, dict]:
+def _model_pieces(model, prefix: str, drop: frozenset) -> tuple[list, dict]:
     """The model variables of ``model`` (without ``drop``) renamed with ``prefix``.
 
-    Returns the FunctionGraph outputs (PyMC's ``ModelVar`` wrappers), the coords and the dim
-    lengths, all under prefixed names.
+    Returns the FunctionGraph outputs (PyMC's ``ModelVar`` wrappers) and the coords, under
+    prefixed names.
     """
     import copy
 
@@ -140,8 +140,7 @@ def _model_pieces(model, prefix: str, drop: frozenset) -> tuple[list, dict, dict
             # the value variable of a free or observed RV: nutpie keys draws by its name
             node.inputs[1].name = _prefixed(node.inputs[1].name, prefix)
     coords = {_prefixed_dim(k, prefix): v for k, v in model.coords.items()}
-    lengths = {_prefixed_dim(k, prefix): v for k, v in model.dim_lengths.items()}
-    return outputs, coords, lengths
+    return outputs, coords
 
 
 def _build_columnwise(spec: ModelSpec):
@@ -153,14 +152,14 @@ def _build_columnwise(spec: ModelSpec):
         _model_pieces(bs.model(), name, _BLOCK_CLASS_VARS) for name, _, bs in spec.extra["blocks"]
     ]
     coords = dict(spec.coords)
-    for _, more_coords, _ in blocks:
+    for _, more_coords in blocks:
         coords |= {k: v for k, v in more_coords.items() if k not in coords}
     # The root model holds every dim (the blocks' prefixed ones too), so its graph carries
     # them into the joined model; the block pieces are added as outputs of that graph.
     with pm.Model(coords=coords) as root:
         declare_class_prior(spec)
     fg, _ = fgraph_from_model(root)
-    for more, _, _ in blocks:
+    for more, _ in blocks:
         for out in more:
             fg.add_output(out, import_missing=True)
     return model_from_fgraph(fg, mutate_fgraph=True)
