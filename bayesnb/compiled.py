@@ -22,6 +22,13 @@ private to the user (0700). Numba's cache files are pickles that are executed wh
 the cache is used only when the directory is owned by the user and writable by no one else;
 otherwise (or when PyTensor cannot key a graph) the model is compiled in memory as nutpie
 does. Numba writes each file to a temporary name and renames it, so processes may share it.
+
+Every PyTensor graph here is compiled without fast-math (:func:`exact_math`). With
+PyTensor's default fast-math flags (reassociation, contraction) the code numba compiles
+afresh and the code it loads from PyTensor's cache differ in the last bits (numba links each
+kernel into every library that calls it and may optimize each copy differently), so the first
+process on a machine, with empty caches, drew other values than later ones. Without fast-math
+every copy computes the same IEEE operations.
 """
 
 from __future__ import annotations
@@ -31,13 +38,15 @@ import os
 import stat
 import sys
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from weakref import WeakKeyDictionary
 
 import numpy as np
 
-__all__ = ["cache_dir", "compile_model"]
+__all__ = ["cache_dir", "compile_model", "exact_math"]
 
 # The generated callbacks: nutpie's, with the sizes as literals (numba keys its cache on the
 # bytecode, not on closures) and the data extraction passed in as a global.
@@ -85,6 +94,15 @@ def cache_dir() -> Path:
     """The per-user cache directory: ``$XDG_CACHE_HOME/bayesnb`` or ``~/.cache/bayesnb``."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "bayesnb" / "nutpie"
+
+
+@contextmanager
+def exact_math() -> Iterator[None]:
+    """Compile PyTensor's numba kernels without fast-math, so that cached and fresh agree."""
+    from pytensor import config
+
+    with config.change_flags(numba__fastmath=False):
+        yield
 
 
 def _private_dir() -> Path | None:
@@ -178,7 +196,13 @@ def compile_model(model, var_names: list[str] | None = None):
 
     Same initial points (support point with nutpie's jitter), same logp, gradient and trace;
     falls back to nutpie's own compilation when this version of nutpie lacks the pieces used.
+    Compiled under :func:`exact_math`.
     """
+    with exact_math():
+        return _compile_model(model, var_names)
+
+
+def _compile_model(model, var_names: list[str] | None):
     import nutpie
     from nutpie import compile_pymc as cp
 

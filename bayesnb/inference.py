@@ -116,7 +116,9 @@ def _sample_nutpie(spec, draws, tune, chains, cores, seed, progressbar, kwargs) 
 def _sample_pymc(spec, draws, tune, chains, cores, seed, progressbar, kwargs) -> tuple:
     import pymc as pm
 
-    with spec.model():
+    from bayesnb.compiled import exact_math
+
+    with spec.model(), exact_math():
         start = time.perf_counter()
         trace = pm.sample(
             draws=draws,
