@@ -548,19 +548,31 @@ def test_file_layout_and_checksum_cover_the_gda_arrays(tmp_path):
             bnb.load(path)
 
 
-def test_a_prior_resolved_differently_is_refused(tmp_path, monkeypatch):
+def test_a_prior_resolved_differently_loads_with_the_stored_one(tmp_path, monkeypatch):
+    """Another machine's last bits load silently; another rule warns; both use the stored
+    prior, so the loaded model predicts as the saved one."""
     X, y = _blobs(n=40, d=2, k=2, seed=23)
-    bnb.GDA().fit(X, y).save(tmp_path / "g.nc")
+    saved = bnb.GDA().fit(X, y)
+    saved.save(tmp_path / "g.nc")
     original = NormalInverseWishart.resolve
 
-    def drifted(self, n_features, data_mean, data_var):
-        return original(self, n_features, data_mean, data_var * (1 + 1e-15) + 1e-300)
+    def drifted(scale):
+        def resolve(self, n_features, data_mean, data_var):
+            return original(self, n_features, data_mean, data_var * scale)
 
-    monkeypatch.setattr(NormalInverseWishart, "resolve", drifted)
-    with pytest.raises(ValueError, match=r"prior hyperparameters \['psi0'\].*differ"):
-        bnb.load(tmp_path / "g.nc")
+        return resolve
+
+    monkeypatch.setattr(NormalInverseWishart, "resolve", drifted(1 + 1e-15))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", io.ModelFileWarning)
+        same = bnb.load(tmp_path / "g.nc")
+    np.testing.assert_array_equal(same.predict_proba(X), saved.predict_proba(X))
+    monkeypatch.setattr(NormalInverseWishart, "resolve", drifted(1.001))
+    with pytest.warns(io.ModelFileWarning, match=r"psi0 derived from the file's statistics"):
+        other = bnb.load(tmp_path / "g.nc")
+    np.testing.assert_array_equal(other.prior_.psi0, saved.prior_.psi0)
+    np.testing.assert_array_equal(other.predict_proba(X), saved.predict_proba(X))
     monkeypatch.undo()
-    assert isinstance(bnb.load(tmp_path / "g.nc"), bnb.GDA)
     with pytest.raises(ValueError, match="not the expected MultinomialNB"):
         io.load(tmp_path / "g.nc", expected="MultinomialNB")
 
