@@ -206,3 +206,17 @@ def test_compiled_division_is_ieee():
     t = np.zeros((2, 9))  # 0 / 0: NaN as in NumPy, not Python's ZeroDivisionError
     _jit.kernels().divide_rows(t)
     assert np.isnan(t).all()
+
+
+class _Doubled(MultinomialNB):
+    """A subclass whose _check_input transforms X (and knows nothing of ``values=``)."""
+
+    def _check_input(self, X, y=None, *, reset):
+        return super()._check_input(2 * X, y, reset=reset)
+
+
+def test_an_overriding_check_input_is_honoured_on_large_sparse_input(counts):
+    X, y = counts
+    model = _Doubled().fit(X, y)
+    plain = MultinomialNB().fit(2 * X, y)
+    assert np.array_equal(model.predict_proba(X), plain.predict_proba(2 * X))

@@ -50,12 +50,22 @@ class _DiscreteNB(GenerativeClassifier):
     def _one_product(self):
         """``(table, values, offset)`` when the scores of sparse X are the one product
         ``X.data`` mapped by ``values`` (None: as they are) times ``table``, plus ``offset``
-        (None: nothing): what :meth:`_proba` fuses with the value checks and the softmax.
-        None otherwise, also for a subclass overriding the family's ``_log_likelihood``."""
+        (None: nothing): what :meth:`_proba` fuses with the value checks and the softmax."""
         return None
 
+    def _fuses_checks(self) -> bool:
+        """Whether :meth:`_proba` may check X's values inside :meth:`_one_product`'s product
+        (the families that have one say so through :meth:`_scores_as`)."""
+        return False
+
+    def _scores_as(self, family: type) -> bool:
+        """Whether this estimator validates and scores as ``family`` defines it (a subclass
+        overriding ``_check_input``, ``_log_likelihood`` or ``_one_product`` does not)."""
+        names = ("_check_input", "_log_likelihood", "_one_product")
+        return all(getattr(type(self), n) is getattr(family, n) for n in names)
+
     def _proba(self, X) -> np.ndarray:
-        if self._missing != "error" or not sp.issparse(X):
+        if self._missing != "error" or not sp.issparse(X) or not self._fuses_checks():
             return super()._proba(X)
         # Large sparse X scored by one product: its values are checked block by block as the
         # product reads them, and each block of scores gets the softmax right after (both in

@@ -151,11 +151,12 @@ class BernoulliNB(_MissingCounts, _DiscreteNB):
         log_p, log_q = self.feature_log_prob_, self.feature_log_neg_prob_
         return self._cached("bernoulli_linear", lambda: bernoulli_linear(log_p, log_q))
 
+    def _fuses_checks(self) -> bool:
+        return self._scores_as(BernoulliNB)
+
     def _one_product(self):
         # Smoothed float64 tables and a valid threshold (a negative one is refused for sparse
         # X after the value checks): X's values binarised by the product as it reads them.
-        if type(self)._log_likelihood is not BernoulliNB._log_likelihood:
-            return None  # a subclass scores its own way
         t = self.binarize
         valid = isinstance(t, Real) and not isinstance(t, bool) and np.isfinite(t) and t >= 0
         linear = self._linear() if valid and np.dtype(self.dtype) == np.float64 else None
