@@ -493,11 +493,12 @@ def test_pymc_declaration_is_the_blocks_minus_their_class_parts():
     ).fit(X, y)
     composed = model.to_pymc(X, y)
     names = {v.name for v in composed.free_RVs}
-    assert "class_prior" in names and "flags::feature_prob" in names
-    assert not any(n.endswith("::class_prior") for n in names)  # one class prior
+    # π as normalised log-Gamma variates (its free variable), once, at the root
+    assert "class_prior_log_gamma" in names and "flags::feature_prob" in names
+    assert not any("::class_prior" in n for n in names)  # one class prior
     logp = composed.compile_logp(mode="FAST_COMPILE")
     class_part = composed.compile_logp(
-        vars=[composed["class_prior"], composed["class_count"]], mode="FAST_COMPILE"
+        vars=[composed["class_prior_log_gamma"], composed["class_count"]], mode="FAST_COMPILE"
     )
     rng = np.random.default_rng(0)
     point = {

@@ -26,6 +26,7 @@ db = pytest.importorskip("dask.bag")
 dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")
 bd = pytest.importorskip("bayesnb.distributed")
+from bayesnb.distributed import reduce as bd_reduce  # noqa: E402 - after the skip
 
 # Uneven row chunks with an empty one; two column chunks (joined before counting).
 ROW_CHUNKS = (37, 0, 81, 2, 80)
@@ -159,18 +160,23 @@ def test_combine_statistics_ships_sparse_tables_exactly():
     rng = np.random.default_rng(3)
     mostly_zero = np.where(rng.random((4, 50)) < 0.1, rng.integers(1, 9, (4, 50)), 0.0)
     full = rng.integers(1, 9, (4, 50)).astype(float)
-    assert isinstance(bd._pack(mostly_zero), bd._Packed)
-    assert isinstance(bd._pack(full), np.ndarray)
+    assert isinstance(bd_reduce._pack(mostly_zero), bd_reduce._Packed)
+    assert isinstance(bd_reduce._pack(full), np.ndarray)
     for x, z in [(mostly_zero, mostly_zero), (mostly_zero, full), (full, mostly_zero)]:
         x0, z0 = x.copy(), z.copy()
-        out = bd.combine_statistics({"t": bd._pack(x)}, {"t": bd._pack(z)})["t"]
+        out = bd.combine_statistics({"t": bd_reduce._pack(x)}, {"t": bd_reduce._pack(z)})["t"]
         assert_array_equal(bd._unpack(out), x + z)
         assert_array_equal(x, x0)  # inputs untouched: task results may be shared
         assert_array_equal(z, z0)
     with pytest.raises(ValueError, match="cannot combine statistics"):
         bd.combine_statistics({"a": full}, {"b": full})
     # A node of the reduction tree: any mix of packed, dense and empty (None) chunks.
-    parts = [{"t": bd._pack(mostly_zero)}, None, {"t": full}, {"t": bd._pack(mostly_zero)}]
+    parts = [
+        {"t": bd_reduce._pack(mostly_zero)},
+        None,
+        {"t": full},
+        {"t": bd_reduce._pack(mostly_zero)},
+    ]
     for pack in (False, True):
         out = bd._combine(pack, *parts)["t"]
         assert_array_equal(bd._unpack(out), 2 * mostly_zero + full)
@@ -257,10 +263,10 @@ def test_cluster_results_come_straight_from_the_workers(client):
     # A LocalCluster's scheduler listens on loopback: tables skip the scheduler hop, unless
     # the client says otherwise.
     assert client.scheduler.address.startswith("tcp://127.0.0.1:")
-    assert client.direct_to_workers is None and bd._gather_direct(client) is True
+    assert client.direct_to_workers is None and bd_reduce._gather_direct(client) is True
     client.direct_to_workers = False
     try:
-        assert bd._gather_direct(client) is False
+        assert bd_reduce._gather_direct(client) is False
         X, y = _data()
         got = bd.fit(bnb.MultinomialNB(), _dask_X(X, True), y, client=client)
         _assert_same_discrete(got, bnb.MultinomialNB().fit(X, y))

@@ -15,6 +15,7 @@ ORDER = [
     "plot_learning_curves.py",
     "plot_nuts_vs_exact.py",
     "plot_arviz_compare.py",
+    "plot_hyperprior.py",
     "plot_columnwise.py",
     "plot_dask_fit.py",
 ]

@@ -25,7 +25,7 @@ from bayesnb.pymc_models.spec import ModelSpec
 __all__ = ["ColumnwisePyMC"]
 
 _BLOCK_CLASS_VARS = frozenset(
-    {"class_prior", "class_count", "y", "class_alpha", "class_prior_value"}
+    {"class_prior", "class_prior_log_gamma", "class_count", "y", "class_alpha", "class_prior_value"}
 )
 _SHARED_DIMS = frozenset({"class", "doc"})
 
@@ -102,11 +102,11 @@ def _prefixed_dim(dim: str, prefix: str) -> str:
     return dim if dim in _SHARED_DIMS else _prefixed(dim, prefix)
 
 
-def _model_pieces(model, prefix: str, drop: frozenset) -> tuple[list, dict]:
+def _model_pieces(model, prefix: str, drop: frozenset) -> tuple[list, dict, dict]:
     """The model variables of ``model`` (without ``drop``) renamed with ``prefix``.
 
-    Returns the FunctionGraph outputs (PyMC's ``ModelVar`` wrappers) and the coords, under
-    prefixed names.
+    Returns the FunctionGraph outputs (PyMC's ``ModelVar`` wrappers), the coords and the dim
+    lengths, all under prefixed names.
     """
     import copy
 
@@ -140,26 +140,25 @@ def _model_pieces(model, prefix: str, drop: frozenset) -> tuple[list, dict]:
             # the value variable of a free or observed RV: nutpie keys draws by its name
             node.inputs[1].name = _prefixed(node.inputs[1].name, prefix)
     coords = {_prefixed_dim(k, prefix): v for k, v in model.coords.items()}
-    return outputs, coords
+    lengths = {_prefixed_dim(k, prefix): v for k, v in model.dim_lengths.items()}
+    return outputs, coords, lengths
 
 
 def _build_columnwise(spec: ModelSpec):
     """One pm.Model: the class prior, then every block's declaration without its class part."""
     import pymc as pm
-    from pymc.model.fgraph import fgraph_from_model, model_from_fgraph
+    from pymc.model.fgraph import model_from_fgraph
+    from pytensor.graph.fg import FunctionGraph
 
-    blocks = [
-        _model_pieces(bs.model(), name, _BLOCK_CLASS_VARS) for name, _, bs in spec.extra["blocks"]
-    ]
-    coords = dict(spec.coords)
-    for _, more_coords in blocks:
-        coords |= {k: v for k, v in more_coords.items() if k not in coords}
-    # The root model holds every dim (the blocks' prefixed ones too), so its graph carries
-    # them into the joined model; the block pieces are added as outputs of that graph.
-    with pm.Model(coords=coords) as root:
+    with pm.Model(coords=spec.coords) as root:
         declare_class_prior(spec)
-    fg, _ = fgraph_from_model(root)
-    for more, _ in blocks:
-        for out in more:
-            fg.add_output(out, import_missing=True)
+    outputs, coords, lengths = _model_pieces(root, "", frozenset())
+    for name, _, bs in spec.extra["blocks"]:
+        more, more_coords, more_lengths = _model_pieces(bs.model(), name, _BLOCK_CLASS_VARS)
+        outputs += more
+        coords |= more_coords
+        lengths |= {k: v for k, v in more_lengths.items() if k not in lengths}
+    fg = FunctionGraph(outputs=outputs, clone=False)
+    fg._coords = coords
+    fg._dim_lengths = lengths
     return model_from_fgraph(fg, mutate_fgraph=True)
