@@ -23,7 +23,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from bayesnb.scoring.blocks import sum_and_min, values_usual
+from bayesnb.scoring.blocks import sum_and_min
 
 ESTIMATES = ("mle", "map", "mean", "bayes")
 MISSING = ("error", "ignore")
@@ -295,8 +295,7 @@ def check_X(
     finite : bool
         False skips the value checks (NaN, infinity, signs, integers): the caller checks
         afterwards, with :func:`check_finite` (e.g. only when a product of X came out
-        non-finite) or :func:`check_values` (e.g. only when the scoring product found a
-        value to report).
+        non-finite).
 
     Returns
     -------
@@ -321,11 +320,7 @@ def check_X(
         X = X.tocsr()
     if not finite:
         return (X, y) if y is not None else X
-    values = stored_values(X)
     check_missing(missing)
-    # A compiled pass says whether a check can fail at all; only then NumPy's checks.
-    if not integer and values_usual(values, nonnegative):
-        return (X, y) if y is not None else X
     check_values(estimator, X, nonnegative, integer, missing)
     if y is not None:
         return X, y

@@ -8,8 +8,8 @@
    later process, and the same draws (bitwise) in every process.
 2. The first ``fit``, ``predict_proba`` and ``cross_val_predict`` (3 folds) of MultinomialNB
    and BernoulliNB on text-like data (50,000 × 20,000, Zipf-distributed words, most counts 1)
-   in a fresh process, against the median of three later calls once numba's kernels are
-   loaded; with numba's cache warm and with an empty ``NUMBA_CACHE_DIR``. Target: every
+   in a fresh process, against the median of three later calls; with numba's cache warm and
+   with an empty ``NUMBA_CACHE_DIR`` (these paths load no numba). Target: every
    first call within 2× of the later ones, the same numbers (bitwise) in both processes.
 
 Timings on a shared 2-vCPU machine swing with load, so the 1-minute load average is printed.
@@ -56,7 +56,6 @@ import hashlib, json, time
 import numpy as np, scipy.sparse as sp
 from sklearn.model_selection import cross_val_predict
 from bayesnb import BernoulliNB, MultinomialNB
-from bayesnb.scoring import _jit
 
 def zipf(n=50_000, v=20_000, seed=0):
     rng = np.random.default_rng(seed)
@@ -85,9 +84,6 @@ for name, call in calls.items():
     out[name] = [time.perf_counter() - t0]
     if not name.endswith(".fit"):
         digest.update(np.ascontiguousarray(result).tobytes())
-t0 = time.perf_counter()
-_jit.kernels()  # wait for the background load: the later calls are the steady state
-loaded = time.perf_counter() - t0
 for name, call in calls.items():
     for _ in range(3):
         if name.endswith(".fit"):
@@ -95,7 +91,7 @@ for name, call in calls.items():
         t0 = time.perf_counter()
         call()
         out[name].append(time.perf_counter() - t0)
-print(json.dumps({"times": out, "md5": digest.hexdigest(), "wait": loaded}))
+print(json.dumps({"times": out, "md5": digest.hexdigest()}))
 """
 
 
@@ -160,7 +156,7 @@ def text_first_calls() -> int:
         ):
             r = _child(_TEXT_CHILD, env)
             digests.add(r["md5"])
-            print(f"    {label} (then waited {r['wait']:.2f} s for the kernels)  [{_load()}]")
+            print(f"    {label}  [{_load()}]")
             for name, (first, *later) in r["times"].items():
                 steady = sorted(later)[len(later) // 2]
                 ratio = first / steady

@@ -207,10 +207,10 @@ def test_alpha_loo_is_the_exact_maximiser(split, cls, kw, weights, dense):
 def large():
     """4500 documents of about 65 distinct words (2^18 stored values and more), integer
     counts: the subsample warm start and the compiled own-class passes."""
-    from bayesnb.scoring import _jit
+    from bayesnb.families._loo_kernels import COMPILED_FROM
 
     X, y = _corpus(n=4500, v=400, seed=2, length=100, overlap=100)
-    assert X.nnz >= _jit.COMPILED_FROM
+    assert X.nnz >= COMPILED_FROM
     return X, y
 
 
@@ -238,9 +238,9 @@ def test_alpha_loo_compiled_and_numpy_paths(large, cls, kw, weights, monkeypatch
     # one compiled pass over the nonzeros where the downdated counts stay integers
     # (MultinomialNB: integer weights; BernoulliNB: one weight); the NumPy path gives the
     # same α, and both that of a brute-force maximisation of the exact LOO.
-    from bayesnb.scoring import _jit
+    from bayesnb.families._loo_kernels import kernels
 
-    if _jit.kernels() is None:
+    if kernels() is None:
         pytest.skip("numba cannot compile here")
     X, y = large
     rng = np.random.default_rng(5)

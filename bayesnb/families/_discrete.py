@@ -5,11 +5,9 @@ the ``missing_count_`` statistic.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from bayesnb._base import GenerativeClassifier
 from bayesnb.posterior.discrete import check_mode_exists
-from bayesnb.scoring.softmax import checked_proba
 from bayesnb.stats.discrete import (
     count_classes,
     count_features,
@@ -33,53 +31,14 @@ class _DiscreteNB(GenerativeClassifier):
     _nonnegative = True
     _integer = False
 
-    def _check_input(self, X, y=None, *, reset, values=True):
-        """Validated X (and y); ``values=False`` leaves the value checks to the caller
-        (:func:`bayesnb.validation.check_values`)."""
+    def _check_input(self, X, y=None, *, reset):
+        """Validated X (and y)."""
         kw = dict(
-            reset=reset,
-            nonnegative=self._nonnegative,
-            integer=self._integer,
-            missing=self._missing,
-            finite=values,
+            reset=reset, nonnegative=self._nonnegative, integer=self._integer, missing=self._missing
         )
         if y is None:
             return check_X(self, X, **kw)
         return check_X_y(self, X, y, **kw)
-
-    def _one_product(self):
-        """``(table, values, offset)`` when the scores of sparse X are the one product
-        ``X.data`` mapped by ``values`` (None: as they are) times ``table``, plus ``offset``
-        (None: nothing): what :meth:`_proba` fuses with the value checks and the softmax."""
-        return None
-
-    def _fuses_checks(self) -> bool:
-        """Whether :meth:`_proba` may check X's values inside :meth:`_one_product`'s product
-        (the families that have one say so through :meth:`_scores_as`)."""
-        return False
-
-    def _scores_as(self, family: type) -> bool:
-        """Whether this estimator validates and scores as ``family`` defines it (a subclass
-        overriding ``_check_input``, ``_log_likelihood`` or ``_one_product`` does not)."""
-        names = ("_check_input", "_log_likelihood", "_one_product")
-        return all(getattr(type(self), n) is getattr(family, n) for n in names)
-
-    def _proba(self, X) -> np.ndarray:
-        if self._missing != "error" or not sp.issparse(X) or not self._fuses_checks():
-            return super()._proba(X)
-        # Large sparse X scored by one product: its values are checked block by block as the
-        # product reads them, and each block of scores gets the softmax right after (both in
-        # cache); validation's own checks run only where that pass cannot vouch for them.
-        X = self._check_input(X, reset=False, values=False)
-        form = self._one_product()
-        proba = None
-        if form is not None:
-            table, values, offset = form
-            prior = self.class_log_prior_
-            proba = checked_proba(X, table, prior, self._nonnegative, values, offset)
-        if proba is None:  # validation's checks (raising their error), then the usual scoring
-            return super()._proba(X)
-        return proba
 
     def _check_params(self) -> None:
         super()._check_params()

@@ -86,10 +86,11 @@ def scores(X, table_t: np.ndarray, threshold: float | None = None) -> np.ndarray
     """``X @ table_t`` (n, K) by the threaded scoring kernel; ``threshold`` binarises X
     (values above it count 1) a block at a time inside the product."""
     from bayesnb.scoring.blocks import csr_dot
+    from bayesnb.scoring.discrete import binarizer
     from bayesnb.stats.discrete import binarize
 
     if sp.issparse(X) and X.format == "csr":
         if threshold is None:
             return csr_dot(X, table_t)
-        return csr_dot(X, table_t, values=lambda v: (v > threshold).astype(np.float64))
+        return csr_dot(X, table_t, values=binarizer(threshold, np.float64))
     return np.asarray(binarize(X, threshold) @ table_t, dtype=np.float64)

@@ -25,6 +25,7 @@ import warnings
 
 import numpy as np
 
+from bayesnb.families._loo_kernels import COMPILED_FROM, kernels
 from bayesnb.scoring.blocks import all_integers, csr_dot, csr_matvecs, for_row_blocks
 
 __all__ = [
@@ -325,14 +326,12 @@ def own_grid(Xs, weights, counts: np.ndarray) -> np.ndarray | None:
     """The counts 0..max(counts) on which the compiled own-class pass tabulates its terms, or
     None where it cannot run: numba unavailable, a small input (not worth loading it), or
     counts, values or weights that are not integers (a downdated count off the grid)."""
-    from bayesnb.scoring import _jit
-
-    if Xs.nnz < _jit.COMPILED_FROM or counts.size == 0 or Xs.data.dtype != np.float64:
+    if Xs.nnz < COMPILED_FROM or counts.size == 0 or Xs.data.dtype != np.float64:
         return None
     top = float(counts.max())
     if not 0 <= top < _MAX_GRID or not all(map(all_integers, (counts, weights, Xs.data))):
         return None
-    if _jit.kernels() is None:
+    if kernels() is None:
         return None
     return np.arange(int(top) + 1, dtype=np.float64)
 
@@ -413,9 +412,7 @@ class OwnClass:
 
     def _pass(self, name: str, grid: np.ndarray, extra) -> np.ndarray:
         """Run the compiled pass ``name`` over row blocks of ``Xs`` (in threads)."""
-        from bayesnb.scoring import _jit
-
-        run = getattr(_jit.kernels(), name)
+        run = getattr(kernels(), name)
         Xs = self.Xs
         out = np.zeros((self.codes.shape[0], grid.shape[-1]))
         indptr, indices, data = Xs.indptr, Xs.indices, Xs.data

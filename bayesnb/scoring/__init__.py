@@ -3,7 +3,7 @@
 Discrete event models in :mod:`bayesnb.scoring.discrete`, Gaussian ones in
 :mod:`bayesnb.scoring.gaussian`; the log-space normalisation over classes in
 :mod:`bayesnb.scoring.softmax` (re-exported here), the row-block products in
-:mod:`bayesnb.scoring.blocks` and their compiled passes in :mod:`bayesnb.scoring._jit`.
+:mod:`bayesnb.scoring.blocks`.
 """
 
 from bayesnb.scoring.discrete import (

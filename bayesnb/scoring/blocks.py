@@ -10,12 +10,7 @@ n_classes) scores. Both are done here by blocks of rows:
   to one block of stored values at a time, so no transformed copy of X is made.
 - :func:`for_row_blocks` runs element-wise passes (the softmax) on blocks of rows that stay
   in cache, instead of one pass over the whole score matrix per operation, again in threads.
-- :func:`checked_dot` is that product which also checks the stored values of X block by
-  block (one compiled pass while in cache) and finishes each block of output rows right
-  after its product: ``predict_proba``'s fused path, called explicitly by the estimators.
-- :func:`sum_and_min` takes both reductions of validation in one pass over memory, and
-  :func:`values_usual` (compiled, for large inputs) says in one pass whether any check can
-  fail at all.
+- :func:`sum_and_min` takes both reductions of validation in one pass over memory.
 
 Threads: ``BAYESNB_NUM_THREADS`` when set, else the CPUs this process may run on (at most
 ``_MAX_THREADS``), from one pool per process started on first use; small inputs run in the
@@ -33,8 +28,6 @@ from concurrent.futures import ThreadPoolExecutor, wait
 import numpy as np
 import scipy.sparse as sp
 
-import bayesnb.scoring._jit as _jit
-
 try:  # SciPy's kernel behind ``csr @ dense``; private, so its absence falls back to ``@``
     from scipy.sparse._sparsetools import csr_matvecs
 except ImportError:  # pragma: no cover - a SciPy without it
@@ -42,24 +35,18 @@ except ImportError:  # pragma: no cover - a SciPy without it
 
 __all__ = [
     "all_integers",
-    "checked_dot",
     "csr_dot",
     "for_row_blocks",
     "n_threads",
     "sum_and_min",
-    "values_usual",
 ]
 
 _MAX_THREADS = 8
 # Below this many stored values (or score cells) one thread is faster than starting several.
 _PARALLEL_FROM = 1 << 18
-# Stored values per block of a product that maps or checks them (512 KiB of float64), and
-# score cells per softmax block: the block's arrays stay in a core's L2 cache between the
-# passes over it.
+# Stored values per block of a product that maps them (512 KiB of float64), and score cells
+# per softmax block: the block's arrays stay in a core's L2 cache between the passes over it.
 _BLOCK_VALUES = 1 << 16
-# Stored values per block of a product that only checks them (read in place, no mapped copy):
-# fewer, longer calls of SciPy's kernel; the block (3 MiB with its indices) stays in L2/L3.
-_INSPECT_VALUES = 1 << 18
 _BLOCK_CELLS = 1 << 14
 
 
@@ -173,44 +160,6 @@ def csr_dot(
     return _product(X, table, values, offset)
 
 
-def checked_dot(
-    X,
-    table: np.ndarray,
-    nonnegative: bool,
-    finish: Callable[[int, int], None],
-    out: np.ndarray,
-    values: Callable[[np.ndarray], np.ndarray] | None = None,
-    offset: np.ndarray | None = None,
-) -> bool | None:
-    """:func:`csr_dot` into ``out`` that also checks X's stored values and finishes its rows.
-
-    Each block of stored values is checked (finite, and ``>= 0`` if ``nonnegative``: one
-    compiled pass) while it is in cache for the product, and ``finish(r0, r1)`` runs on each
-    block of output rows right after its product (the softmax of ``predict_proba``, say).
-    Returns True when every value passed, False when some did not (the caller then runs
-    validation's checks, which name the problem), None (nothing done) for input this pass
-    does not take: small, not float64, no compiled kernels or no SciPy kernel.
-    """
-    kernels = _jit.kernels()
-    data = X.data
-    if (
-        kernels is None
-        or not _kernel_takes(X, table, values, offset)
-        or not _compiled_input(data)
-        or out.shape != (X.shape[0], table.shape[1])
-        or out.dtype != np.float64
-        or table.dtype != np.float64
-    ):
-        return None
-    seen: list[tuple[int, bool]] = []  # (size, unusual) of each block; appends thread-safe
-
-    def check(block: np.ndarray) -> None:
-        seen.append((block.size, bool(kernels.unusual_values(block, nonnegative))))
-
-    _product(X, table, values, offset, check=check, finish=finish, out=out)
-    return sum(size for size, _ in seen) == data.size and not any(bad for _, bad in seen)
-
-
 def _kernel_takes(X, table, values, offset) -> bool:
     """Whether SciPy's row kernel takes this product (else SciPy's ``@`` on the whole)."""
     data = X.data
@@ -226,64 +175,42 @@ def _kernel_takes(X, table, values, offset) -> bool:
     )
 
 
-def _product(X, table, values, offset, check=None, finish=None, out=None) -> np.ndarray:
-    """The row-block product of :func:`csr_dot` (and :func:`checked_dot`'s ``check`` of each
-    block of stored values, ``finish`` of each block of output rows)."""
+def _product(X, table, values, offset) -> np.ndarray:
+    """The row-block product of :func:`csr_dot`."""
     data = X.data
     dtype = table.dtype if values is not None else np.result_type(data.dtype, table.dtype)
     n, v = X.shape
     k = table.shape[1]
     flat = np.ascontiguousarray(table).ravel()
-    if out is None:
-        out = np.zeros((n, k), dtype=dtype)
+    out = np.zeros((n, k), dtype=dtype)
     indptr, indices = X.indptr, X.indices
     threads = n_threads() if X.nnz >= _PARALLEL_FROM else 1
     bounds = _splits(indptr, 4 * threads if threads > 1 else 1)
-    blocked = values is not None or check is not None
-    # Stored values per block: a mapped copy stays in L2; values read in place, longer blocks.
-    size = _BLOCK_VALUES if values is not None else _INSPECT_VALUES
 
     def task(r0: int, r1: int) -> Callable[[], None]:
         def run() -> None:
-            if not blocked:
+            if values is None:
                 ptr = indptr[r0 : r1 + 1]  # absolute offsets into the full index arrays
                 csr_matvecs(r1 - r0, v, k, ptr, indices, data, flat, out[r0:r1].ravel())
                 if offset is not None:
                     out[r0:r1] += offset
                 return
-            # Stored values of this range a cache-sized block at a time: checked, mapped and
-            # multiplied while in cache, the output rows finished right after.
-            blocks = max(1, int(indptr[r1] - indptr[r0]) // size)
+            # Stored values of this range a cache-sized block at a time: mapped and
+            # multiplied while in cache.
+            blocks = max(1, int(indptr[r1] - indptr[r0]) // _BLOCK_VALUES)
             sub = _splits(indptr[r0 : r1 + 1], blocks) + r0
             for a, b in itertools.pairwise(sub.tolist()):
                 s0, s1 = indptr[a], indptr[b]
-                if check is not None:
-                    check(data[s0:s1])
-                if values is None:
-                    ptr = indptr[a : b + 1]
-                    csr_matvecs(b - a, v, k, ptr, indices, data, flat, out[a:b].ravel())
-                else:
-                    block = np.asarray(values(data[s0:s1]), dtype=dtype)
-                    ptr = indptr[a : b + 1] - s0
-                    csr_matvecs(b - a, v, k, ptr, indices[s0:s1], block, flat, out[a:b].ravel())
+                block = np.asarray(values(data[s0:s1]), dtype=dtype)
+                ptr = indptr[a : b + 1] - s0
+                csr_matvecs(b - a, v, k, ptr, indices[s0:s1], block, flat, out[a:b].ravel())
                 if offset is not None:
                     out[a:b] += offset
-                if finish is not None:
-                    finish(a, b)
 
         return run
 
     _run([task(int(a), int(b)) for a, b in itertools.pairwise(bounds.tolist())], threads)
     return out
-
-
-def _compiled_input(values: np.ndarray) -> bool:
-    return (
-        values.size >= _jit.COMPILED_FROM
-        and values.dtype == np.float64
-        and values.ndim == 1
-        and values.flags.c_contiguous
-    )
 
 
 def for_row_blocks(
@@ -355,26 +282,3 @@ def sum_and_min(values: np.ndarray, minimum: bool = True) -> tuple[float, float]
     for_row_blocks(size, 1, block, block_cells=step)
     with np.errstate(over="ignore", invalid="ignore"):
         return float(sums.sum()), float(lows.min())
-
-
-def values_usual(values: np.ndarray, nonnegative: bool) -> bool:
-    """True when every value is finite (and ``>= 0`` if ``nonnegative``): nothing to report.
-
-    One compiled pass over memory (blocks in threads) for large float64 input; False means
-    "not known to be usual" (a bad value, or a small or other input), and the caller runs
-    its own checks, which name the problem.
-    """
-    flat = values.reshape(-1) if values.flags.c_contiguous else values
-    if not _compiled_input(flat):
-        return False
-    compiled = _jit.kernels()
-    if compiled is None:  # pragma: no cover - numba unavailable
-        return False
-    step = 4 * _BLOCK_VALUES
-    bad = np.zeros(-(-flat.size // step), dtype=bool)
-
-    def block(r0: int, r1: int) -> None:
-        bad[r0 // step] = compiled.unusual_values(flat[r0:r1], nonnegative)
-
-    for_row_blocks(flat.size, 1, block, block_cells=step)
-    return not bad.any()

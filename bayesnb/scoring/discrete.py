@@ -14,7 +14,6 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln, logsumexp
 
-import bayesnb.scoring._jit as _jit
 from bayesnb.scoring.blocks import all_integers, csr_dot
 from bayesnb.scoring.softmax import normalize_log_proba, normalize_proba  # re-exported
 
@@ -130,7 +129,7 @@ def bernoulli_jll(
         if missing is None and linear is not None and sp.issparse(Xb) and Xb.format == "csr":
             table_t, offset = linear
 
-            binary = binarizer(threshold, table_t.dtype, Xb.nnz)
+            binary = binarizer(threshold, table_t.dtype)
             return csr_dot(Xb, table_t, values=binary, offset=offset)  # offset added in cache
         from bayesnb.stats.discrete import binarize
 
@@ -154,25 +153,11 @@ def bernoulli_jll(
     return jll
 
 
-# Length of the shared buffer of ones of binarizer (a product block is about this long).
-_ONES = 1 << 17
-
-
-def binarizer(threshold: float, dtype, size: int) -> Callable[[np.ndarray], np.ndarray]:
-    """``values > threshold`` as 0/1 of ``dtype``; one compiled pass for large float64 input."""
-    large = size >= _jit.COMPILED_FROM and dtype == np.float64
-    compiled = _jit.kernels() if large else None
-    ones = np.ones(min(size, _ONES)) if compiled is not None else None
+def binarizer(threshold: float, dtype) -> Callable[[np.ndarray], np.ndarray]:
+    """``values > threshold`` as 0/1 of ``dtype`` (NaN counts 0, as ``NaN > t`` is false)."""
 
     def binary(values: np.ndarray) -> np.ndarray:
-        if compiled is None or values.dtype != np.float64:
-            return (values > threshold).astype(dtype)
-        n = values.shape[0]
-        if n <= ones.size and compiled.all_above(values, float(threshold)):
-            return ones[:n]  # counts above the threshold (the usual case): nothing written
-        out = np.empty(n)
-        compiled.binarize(values, float(threshold), out)
-        return out
+        return (values > threshold).astype(dtype)
 
     return binary
 

@@ -2,10 +2,8 @@
 
 The softmax of ``predict_proba`` runs by cache-sized blocks of rows
 (:func:`bayesnb.scoring.blocks.for_row_blocks`) as ``exp(s - max s) / Σ exp(s - max s)``,
-each row's sum taken over its classes in order. On large inputs the per-row passes are
-compiled loops (:mod:`bayesnb.scoring._jit`) around NumPy's own exponential; otherwise, and
-where numba is unavailable, the same operations in NumPy passes over a class-major copy of
-the block (the same numbers).
+each row's sum taken over its classes in order, in NumPy passes over a class-major copy of
+the block.
 """
 
 from __future__ import annotations
@@ -15,10 +13,9 @@ import warnings
 
 import numpy as np
 
-import bayesnb.scoring._jit as _jit
-from bayesnb.scoring.blocks import checked_dot, for_row_blocks
+from bayesnb.scoring.blocks import for_row_blocks
 
-__all__ = ["checked_proba", "normalize_log_proba", "normalize_proba", "prior_fallback"]
+__all__ = ["normalize_log_proba", "normalize_proba", "prior_fallback"]
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # bayesnb/
 
@@ -66,75 +63,18 @@ def normalize_proba(
     proba = joint if in_place else np.empty((n, k), dtype=dtype)
     offset = np.zeros(k, dtype=dtype) if offset is None else np.asarray(offset, dtype=dtype)
     dead = np.zeros(n, dtype=bool)
-    compiled = (
-        n * k >= _jit.COMPILED_FROM
-        and dtype == np.float64
-        and joint.dtype == np.float64
-        and joint.flags.c_contiguous
-        and _jit.kernels()
-    )
-    if compiled:
-        block = _compiled_block(compiled, joint, offset, proba, dead)
-    else:
-        block = _numpy_block(joint, offset, proba, dead)
-    for_row_blocks(n, k, block, _BLOCK_CELLS)
+    for_row_blocks(n, k, _block(joint, offset, proba, dead), _BLOCK_CELLS)
     return _refill(proba, dead, log_prior)
 
 
-def checked_proba(
-    X,
-    table: np.ndarray,
-    log_prior: np.ndarray,
-    nonnegative: bool,
-    values=None,
-    offset: np.ndarray | None = None,
-) -> np.ndarray | None:
-    """:func:`normalize_proba` of the scores ``X @ table (+ offset)`` of large CSR ``X``, X's
-    stored values checked in the same pass.
-
-    One product (:func:`bayesnb.scoring.blocks.checked_dot`) checks each block of stored
-    values (finite, and ``>= 0`` if ``nonnegative``) while it is in cache and gives each block
-    of output rows its softmax (``log_prior`` added) right after: X and the scores are read
-    once. ``values``: a map of the stored values (a threshold), as for ``csr_dot``.
-
-    Returns None when some value is unusual (the caller then runs validation's checks, which
-    name it) or when the pass does not take the input (small, not float64, no numba): the
-    caller then validates and scores as usual.
-    """
-    n, k = X.shape[0], table.shape[1]
-    kernels = _jit.kernels()
-    if kernels is None or n * k < _jit.COMPILED_FROM:
-        return None
-    prior = np.ascontiguousarray(log_prior, dtype=np.float64)
-    proba = np.zeros((n, k))
-    dead = np.zeros(n, dtype=bool)
-    finish = _compiled_block(kernels, proba, prior, proba, dead)
-    if not checked_dot(X, table, nonnegative, finish, proba, values=values, offset=offset):
-        return None
-    return _refill(proba, dead, log_prior)
-
-
-def _compiled_block(kernels, joint: np.ndarray, offset, proba: np.ndarray, dead: np.ndarray):
-    """The softmax of rows ``r0:r1`` in two compiled passes around NumPy's exponential."""
-    offset = np.ascontiguousarray(offset)
-
-    def block(r0: int, r1: int) -> None:
-        rows = proba[r0:r1]
-        kernels.shift_rows(joint[r0:r1], offset, rows, dead[r0:r1])
-        np.exp(rows, out=rows)
-        kernels.divide_rows(rows)
-
-    return block
-
-
-def _numpy_block(joint: np.ndarray, offset, proba: np.ndarray, dead: np.ndarray):
+def _block(joint: np.ndarray, offset, proba: np.ndarray, dead: np.ndarray):
     """The softmax of rows ``r0:r1`` in NumPy passes over a class-major copy of the block."""
     k = joint.shape[1]
 
     def block(r0: int, r1: int) -> None:
         # Class-major (k, rows) inside the block: every pass is a contiguous vector operation
         # (row-major, each is a reduction or a broadcast over k-value rows), and the sum over
-        # axis 0 adds the classes in order, as the compiled pass does.
+        # axis 0 adds the classes in order.
         t = np.empty((k, r1 - r0), dtype=proba.dtype)
         np.add(joint[r0:r1].T, offset[:, None], out=t)
         top = t.max(axis=0)

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from numbers import Real
-
 import numpy as np
 import scipy.sparse as sp
 
 from bayesnb.families._discrete import _DiscreteNB, _MissingCounts
 from bayesnb.posterior.discrete import BetaPosterior, failures
-from bayesnb.scoring.discrete import bernoulli_jll, bernoulli_linear, binarizer
+from bayesnb.scoring.discrete import bernoulli_jll, bernoulli_linear
 from bayesnb.stats.discrete import (
     binarize,
     count_classes,
@@ -89,8 +87,8 @@ class BernoulliNB(_MissingCounts, _DiscreteNB):
         self.dtype = dtype
         self.missing = missing
 
-    def _check_input(self, X, y=None, *, reset, values=True):
-        out = super()._check_input(X, y, reset=reset, values=values)
+    def _check_input(self, X, y=None, *, reset):
+        out = super()._check_input(X, y, reset=reset)
         X = out if y is None else out[0]
         check_binarize(self.binarize)
         if self.binarize is None:
@@ -150,19 +148,6 @@ class BernoulliNB(_MissingCounts, _DiscreteNB):
     def _linear(self):
         log_p, log_q = self.feature_log_prob_, self.feature_log_neg_prob_
         return self._cached("bernoulli_linear", lambda: bernoulli_linear(log_p, log_q))
-
-    def _fuses_checks(self) -> bool:
-        return self._scores_as(BernoulliNB)
-
-    def _one_product(self):
-        # Smoothed float64 tables and a valid threshold (a negative one is refused for sparse
-        # X after the value checks): X's values binarised by the product as it reads them.
-        t = self.binarize
-        valid = isinstance(t, Real) and not isinstance(t, bool) and np.isfinite(t) and t >= 0
-        linear = self._linear() if valid and np.dtype(self.dtype) == np.float64 else None
-        if linear is None:
-            return None
-        return linear[0], binarizer(t, np.float64, 1 << 62), linear[1]
 
     def _log_likelihood(self, X) -> np.ndarray:
         M = self._split_missing(X)[1] if self._missing == "ignore" else None

@@ -201,16 +201,6 @@ class MultinomialNB(_DiscreteNB):
         table = self.feature_log_prob_
         return self._cached("scoring_table", lambda: scoring_table(table))
 
-    def _fuses_checks(self) -> bool:
-        return self._scores_as(MultinomialNB)
-
-    def _one_product(self):
-        # X · table_t of X's own float64 values (no -inf, no Pólya terms).
-        if self.estimate == "bayes" or np.dtype(self.dtype) != np.float64:
-            return None
-        table_t = self._scoring_table()
-        return None if table_t is None else (table_t, None, None)
-
     def _log_likelihood(self, X) -> np.ndarray:
         X, M = self._split_missing(X)
         if self.estimate == "bayes":

@@ -1,6 +1,6 @@
-"""Compiled softmax passes, binarisation and value checks: on inputs large enough to take them
-(2^18 stored values or score cells), the same numbers bit for bit and the same errors as the
-NumPy path, which ``BAYESNB_JIT=0`` selects (as where numba is absent)."""
+"""Scoring of large inputs (2^18 stored values and score cells: several row blocks, in
+threads): the same numbers bit for bit in one thread and in three, validation's errors, and
+subclasses that override the scoring hooks."""
 
 from __future__ import annotations
 
@@ -11,18 +11,12 @@ import pytest
 import scipy.sparse as sp
 
 from bayesnb import BernoulliNB, ColumnwiseNB, MultinomialNB
-from bayesnb.scoring import _jit, softmax
-from bayesnb.scoring.blocks import values_usual
+from bayesnb.scoring import softmax
 from tests.softmax_helpers import reference_softmax
 
-# Large enough for every compiled pass: 2^18 stored values and 2^18 score cells.
+# Large enough for several threaded row blocks: 2^18 stored values and 2^18 score cells.
 N_DOCS, N_FEATURES, N_CLASSES = 70_000, 40, 4
-
-
-@pytest.fixture(scope="module", autouse=True)
-def kernels_available():
-    if _jit.kernels() is None:  # pragma: no cover - numba ships with PyTensor
-        pytest.skip("numba cannot compile here")
+LARGE = 1 << 18
 
 
 def _counts(n=N_DOCS, v=N_FEATURES, seed=0):
@@ -33,7 +27,7 @@ def _counts(n=N_DOCS, v=N_FEATURES, seed=0):
     X[5] = 0  # an empty row
     X = X.tocsr()
     X.eliminate_zeros()
-    assert X.nnz >= _jit.COMPILED_FROM and n * N_CLASSES >= _jit.COMPILED_FROM
+    assert X.nnz >= LARGE and n * N_CLASSES >= LARGE
     return X, np.arange(n) % N_CLASSES
 
 
@@ -53,13 +47,11 @@ def _scores(model, X):
 
 
 def _both_paths(monkeypatch, fn):
-    """``fn()`` on the NumPy path (``BAYESNB_JIT=0``) and on the compiled one, in 3 threads."""
-    monkeypatch.setenv("BAYESNB_JIT", "0")
+    """``fn()`` in one scoring thread and in three."""
     monkeypatch.setenv("BAYESNB_NUM_THREADS", "1")
-    numpy_path = fn()
-    monkeypatch.delenv("BAYESNB_JIT")
+    one = fn()
     monkeypatch.setenv("BAYESNB_NUM_THREADS", "3")
-    return numpy_path, fn()
+    return one, fn()
 
 
 MODELS = {
@@ -77,22 +69,27 @@ MODELS = {
 
 
 @pytest.mark.parametrize("name", list(MODELS))
-def test_compiled_paths_score_bit_for_bit(name, counts, monkeypatch):
+def test_large_inputs_score_bit_for_bit_in_any_number_of_threads(name, counts, monkeypatch):
     X, y = counts
     model = MODELS[name]().fit(X[:2000], y[:2000])
-    # sparse, dense, no values: each large; and one row (never compiled)
+    # sparse, dense, no values: each large; and one row (one block)
     inputs = (X, X[:20_000].toarray(), sp.csr_matrix(X.shape), X[:1])
     want, got = _both_paths(monkeypatch, lambda: [_scores(model, Xi) for Xi in inputs])
     for one, other in zip(got, want, strict=True):
         for a, b in zip(one, other, strict=True):
             assert a.dtype == b.dtype and a.flags.c_contiguous
             assert np.array_equal(a, b)
+    # and the same scores as the dense input's (within rounding: another product)
+    dense = _scores(model, X[:20_000].toarray())
+    tol = 1e-12 if model.dtype == "float64" else 1e-4
+    for a, b in zip(dense, _scores(model, X[:20_000]), strict=True):
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
 
 
-def test_compiled_softmax_rows_with_nan_and_impossible_classes(monkeypatch):
+def test_large_softmax_rows_with_nan_and_impossible_classes(monkeypatch):
     rng = np.random.default_rng(1)
     for k in (1, 2, 7, 9, 20, 130):
-        joint = rng.normal(size=(-(-_jit.COMPILED_FROM // k), k)) * 40
+        joint = rng.normal(size=(-(-LARGE // k), k)) * 40
         joint[3] = -np.inf  # impossible everywhere: the prior
         joint[4, 0] = -np.inf
         joint[6, -1] = np.nan  # a NaN row: the prior too, as NumPy's maximum is NaN
@@ -118,7 +115,7 @@ BAD = {"NaN": np.nan, "infinity": np.inf, "-infinity": -np.inf, "negative": -2.0
 
 @pytest.mark.parametrize("model", [MultinomialNB(), BernoulliNB(), BernoulliNB(binarize=1.5)])
 @pytest.mark.parametrize("what", list(BAD))
-def test_compiled_checks_raise_validations_errors(model, what, counts, monkeypatch):
+def test_large_inputs_raise_validations_errors(model, what, counts, monkeypatch):
     X, y = counts
     model.fit(X[:2000], y[:2000])
     bad = X.copy()
@@ -131,6 +128,9 @@ def test_compiled_checks_raise_validations_errors(model, what, counts, monkeypat
             return "error", str(exc)
 
     (kind, first), (kind2, second) = _both_paths(monkeypatch, outcome)
+    if kind == "error" and what != "negative":  # names where: stored values 7 and 300,000
+        rows = np.searchsorted(bad.indptr, [7, 300_000], side="right") - 1
+        assert f"rows [{rows[0]}, {rows[1]}]" in first
     assert kind == kind2
     if kind == "error":
         assert first == second
@@ -140,7 +140,7 @@ def test_compiled_checks_raise_validations_errors(model, what, counts, monkeypat
         assert np.array_equal(first, second)
 
 
-def test_columnwise_blocks_in_the_compiled_paths(counts, monkeypatch):
+def test_columnwise_blocks_on_large_inputs(counts, monkeypatch):
     X, y = counts
     model = ColumnwiseNB(
         [("words", MultinomialNB(), list(range(20))), ("flags", BernoulliNB(), list(range(20, 40)))]
@@ -153,10 +153,10 @@ def test_columnwise_blocks_in_the_compiled_paths(counts, monkeypatch):
             model.predict_proba(bad)
         return _scores(model, X), str(error.value)
 
-    (want, numpy_error), (got, compiled_error) = _both_paths(monkeypatch, run)
+    (want, one_error), (got, three_error) = _both_paths(monkeypatch, run)
     for a, b in zip(got, want, strict=True):
         assert np.array_equal(a, b)
-    assert compiled_error == numpy_error
+    assert three_error == one_error and "infinity" in one_error
 
 
 class _CachedScores(MultinomialNB):
@@ -184,28 +184,6 @@ def test_an_overriding_log_likelihood_keeps_its_array_and_the_checks_order(count
     with pytest.raises(ValueError, match="contains NaN"):
         model.predict_proba(bad)
     assert model.calls == calls  # refused before its _log_likelihood ran
-
-
-def test_values_usual(monkeypatch):
-    big = np.zeros(_jit.COMPILED_FROM)
-    assert values_usual(big, True)
-    for bad, nonnegative in ((-1.0, True), (np.nan, False), (np.inf, False), (-np.inf, False)):
-        values = big.copy()
-        values[-1] = bad
-        assert not values_usual(values, nonnegative)
-    values[-1] = -1.0
-    assert values_usual(values, False)
-    assert not values_usual(big.astype(np.float32), True)  # not float64: the NumPy checks
-    assert not values_usual(np.zeros((2, big.size // 2), order="F"), True)  # not contiguous
-    assert not values_usual(np.array([0.0, 1.0]), True)  # small: the NumPy checks
-    monkeypatch.setenv("BAYESNB_JIT", "0")
-    assert not values_usual(big, True)  # without the compiled pass: the NumPy checks
-
-
-def test_compiled_division_is_ieee():
-    t = np.zeros((2, 9))  # 0 / 0: NaN as in NumPy, not Python's ZeroDivisionError
-    _jit.kernels().divide_rows(t)
-    assert np.isnan(t).all()
 
 
 class _Doubled(MultinomialNB):
