@@ -13,8 +13,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from bayesnb._dask import dask_predict as _dask_predict
 from bayesnb._dask import is_dask as _is_dask
+from bayesnb._workflow import BayesianWorkflow
 from bayesnb.posterior.discrete import DirichletPosterior
 from bayesnb.scoring import normalize_log_proba, normalize_proba
+from bayesnb.scoring.temperature import check_temperature, tempered
 from bayesnb.validation import (
     check_class_alpha,
     check_class_prior,
@@ -40,7 +42,7 @@ def _require_y(estimator, y):
     return y
 
 
-class GenerativeClassifier(ClassifierMixin, BaseEstimator):
+class GenerativeClassifier(BayesianWorkflow, ClassifierMixin, BaseEstimator):
     """Base class: a class prior Dirichlet(class_alpha) times class-conditional likelihoods.
 
     Subclasses implement
@@ -252,10 +254,14 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         if "alpha" in self.get_params(deep=False):
             self._learned_value("alpha_", lambda: self._compute_alpha(documents))
         self.class_log_prior_  # noqa: B018
+        if "temperature" in self.get_params(deep=False):
+            self._learned_value("temperature_", lambda: self._compute_temperature(documents))
 
     def _check_params(self) -> None:
         check_estimate(self.estimate)
         check_missing(self._missing)
+        if "temperature" in self.get_params(deep=False):
+            check_temperature(self.temperature)
         if not (isinstance(self.class_alpha, str) and self.class_alpha == "evidence"):
             check_class_alpha(self.class_alpha)
 
@@ -316,6 +322,8 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     def _learned_key(self, name: str) -> tuple:
         if name == "class_alpha_":
             return (name, self._params_key(names=self._CLASS_ALPHA_PARAMS))
+        if name == "temperature_":  # it depends on every estimate and prior
+            return (name, self._params_key())
         return (name, self._params_key(exclude=self._ALPHA_FREE_PARAMS))
 
     def _learned_value(self, name: str, compute):
@@ -376,17 +384,57 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
 
     def _loo_alpha(self, documents) -> float:
         """``alpha="loo"``: the α of the best exact leave-one-out label log-likelihood of
-        ``documents`` (validated ``(X, codes, weights)``, the statistics' own)."""
+        ``documents`` (validated ``(X, codes, weights)``, the statistics' own), at the
+        temperature in use; with ``temperature="loo"`` both are learned jointly (the
+        temperature_ found is kept with it)."""
         from bayesnb.families import family_of
+        from bayesnb.families._crossval import loo_alpha_and_temperature
 
+        self._need_documents(documents, "alpha")
+        if self._learns_temperature():
+            alpha, tau = loo_alpha_and_temperature(self, *documents)
+            self._learned_value("temperature_", lambda: tau)
+            return alpha
+        return family_of(self).loo_alpha(self, *documents)
+
+    def _need_documents(self, documents, name: str) -> None:
         if documents is None:
             raise ValueError(
-                f"{type(self).__name__}(alpha='loo') learns alpha from every training "
+                f"{type(self).__name__}({name}='loo') learns {name} from every training "
                 "document at once (exact leave-one-out): call fit on the whole training set; "
                 "partial_fit, distributed or streamed fits, ColumnwiseNB blocks and "
-                "set_params(alpha='loo') after a fit do not have the documents"
+                f"set_params({name}='loo') after a fit do not have the documents"
             )
-        return family_of(self).loo_alpha(self, *documents)
+
+    # -- the likelihood temperature ------------------------------------------------------------
+    def _learns_temperature(self) -> bool:
+        return self.get_params(deep=False).get("temperature", 1.0) == "loo"
+
+    @property
+    def temperature_(self) -> float:
+        """The likelihood temperature τ in use: ``temperature``, or learned (``"loo"``).
+
+        Scoring gives p(c | x) ∝ p(c) · p(x | c)^τ (:mod:`bayesnb.scoring.temperature`); it
+        is not a change of the posterior.
+        """
+        return self._learned_value("temperature_", lambda: self._compute_temperature(None))
+
+    @temperature_.setter
+    def temperature_(self, value) -> None:
+        self._store_learned("temperature_", value)
+
+    def _compute_temperature(self, documents) -> float:
+        from bayesnb.families._crossval import loo_temperature
+        from bayesnb.scoring.temperature import check_temperature
+
+        tau = check_temperature(self.get_params(deep=False).get("temperature", 1.0))
+        if tau != "loo":
+            return tau
+        self._need_documents(documents, "temperature")
+        if self.get_params(deep=False).get("alpha") == "loo":
+            self._learned_value("alpha_", lambda: self._compute_alpha(documents))
+            return self._learned_value("temperature_", lambda: None)  # learned with alpha_
+        return loo_temperature(self, *documents)
 
     def _check_alpha_value(self, alpha) -> None:
         """Out-of-range or wrongly shaped priors fail here (at fit, or at first use)."""
@@ -449,27 +497,39 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         return self._log_likelihood(X) + self.class_log_prior_
 
     def predict_log_proba(self, X) -> np.ndarray:
-        """log p(c | x), normalised in log space, shape (n_samples, n_classes)."""
+        """log p(c | x), normalised in log space, shape (n_samples, n_classes); with a
+        ``temperature_`` τ ≠ 1, of p(c) · p(x | c)^τ."""
         if _is_dask(X):
             return _dask_predict(self, "predict_log_proba", X)
-        return normalize_log_proba(self.predict_joint_log_proba(X), self.class_log_prior_)
+        prior = self.class_log_prior_
+        joint = tempered(self.predict_joint_log_proba(X), prior, self._temperature())
+        return normalize_log_proba(joint, prior)
 
     def predict_proba(self, X) -> np.ndarray:
-        """p(c | x), rows summing to 1, shape (n_samples, n_classes)."""
+        """p(c | x), rows summing to 1, shape (n_samples, n_classes); with a ``temperature_``
+        τ ≠ 1, proportional to p(c) · p(x | c)^τ."""
         if _is_dask(X):
             return _dask_predict(self, "predict_proba", X)
         check_fitted(self)
         return self._proba(X)
 
+    def _temperature(self) -> float:
+        """``temperature_``, 1 for an estimator without the parameter."""
+        return self.temperature_ if "temperature" in self.get_params(deep=False) else 1.0
+
     def _proba(self, X) -> np.ndarray:
         """predict_proba of in-memory X (the softmax writes over jll if its maker says new)."""
         jll, prior = self._log_likelihood(self._check_input(X, reset=False)), self.class_log_prior_
+        tau = self._temperature()
+        if tau != 1.0:
+            jll = jll * tau  # a new array: the maker's (perhaps a cache) is never written
         owner = next(c for c in type(self).__mro__ if "_log_likelihood" in vars(c))
-        fresh = vars(owner).get("_fresh_log_likelihood", False)
+        fresh = tau != 1.0 or vars(owner).get("_fresh_log_likelihood", False)
         return normalize_proba(jll, prior, offset=prior, overwrite=fresh)
 
     def predict(self, X) -> np.ndarray:
-        """The most probable class of every document."""
+        """The most probable class of every document, argmax p(c) p(x | c): the temperature
+        rescales probabilities, not this decision."""
         if _is_dask(X):
             return _dask_predict(self, "predict", X)
         jll = self.predict_joint_log_proba(X)
@@ -478,120 +538,3 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             # Some document is impossible under every class: the prior fallback decides.
             best = np.argmax(normalize_log_proba(jll, self.class_log_prior_), axis=1)
         return self.classes_[best]
-
-    # -- the Bayesian workflow: each method hands over to the module of its arrow ------------
-    # (imported lazily: PyMC and ArviZ cost seconds to import and plain scoring needs neither)
-    def point_estimate(self, estimate: str = "mean", *, var_names=None, features=None):
-        """The ``"mle"``, ``"map"`` or ``"mean"`` estimate as a 1-chain × 1-draw DataTree."""
-        from bayesnb.draws import point_estimate
-
-        return point_estimate(self, estimate, var_names=var_names, features=features)
-
-    def sample_posterior(
-        self,
-        draws: int = 1000,
-        chains: int = 4,
-        random_seed=None,
-        *,
-        var_names=None,
-        features=None,
-        max_bytes: float = 2e9,
-    ):
-        """Independent draws from the exact conjugate posterior, as a DataTree."""
-        from bayesnb.draws import sample_posterior
-
-        return sample_posterior(
-            self,
-            draws=draws,
-            chains=chains,
-            random_seed=random_seed,
-            var_names=var_names,
-            features=features,
-            max_bytes=max_bytes,
-        )
-
-    def predict_proba_draws(
-        self,
-        X,
-        draws: int = 1000,
-        chains: int = 4,
-        random_seed=None,
-        *,
-        posterior=None,
-        max_bytes: float = 2e9,
-    ):
-        """p(c | x, θ_s) of every document under posterior draws θ_s, as a DataTree.
-
-        Group ``predictions`` with ``class_proba (chain, draw, doc, class)``: exact conjugate
-        draws, or those of ``posterior=`` (e.g. the tree ``fit_pymc`` returns, for NUTS
-        draws). ``az.hdi(tree, group="predictions", prob=0.9)`` gives per-document
-        intervals. See :func:`bayesnb.uncertainty.predict_proba_draws`.
-        """
-        from bayesnb.uncertainty import predict_proba_draws
-
-        return predict_proba_draws(
-            self,
-            X,
-            draws=draws,
-            chains=chains,
-            random_seed=random_seed,
-            posterior=posterior,
-            max_bytes=max_bytes,
-        )
-
-    def label_log_likelihood(self, X, y, draws: int = 500, random_seed=0, *, posterior=None):
-        """log p(y_i | x_i, θ_s) per posterior draw and document, for ``az.loo``.
-
-        Exact conjugate draws, or those of ``posterior=`` (the tree ``fit_pymc`` returns,
-        for NUTS draws). See :func:`bayesnb.loo.label_log_likelihood`.
-        """
-        from bayesnb.loo import label_log_likelihood
-
-        return label_log_likelihood(
-            self, X, y, draws=draws, random_seed=random_seed, posterior=posterior
-        )
-
-    def log_evidence(self) -> float:
-        """Closed-form log marginal likelihood log p(X, y | prior), labels included."""
-        from bayesnb.evidence import log_evidence
-
-        return log_evidence(self)
-
-    def sample(self, n: int, random_seed=None):
-        """Draw ``n`` synthetic documents ``(X, y)`` from the fitted generative model."""
-        from bayesnb.generate import sample
-
-        return sample(self, n, random_seed=random_seed)
-
-    def save(self, path) -> None:
-        """Save the fitted model as one netCDF DataTree file (atomic write, no pickle)."""
-        from bayesnb.io import save
-
-        save(self, path)
-
-    def to_pymc(self, X, y, likelihood: str = "sufficient"):
-        """The same generative model declared in PyMC (``likelihood="data"|"sufficient"``)."""
-        from bayesnb.pymc_models import declare
-
-        return declare(self, X, y, likelihood=likelihood)
-
-    def fit_pymc(
-        self,
-        X,
-        y,
-        draws: int = 1000,
-        tune: int = 1000,
-        chains: int = 4,
-        random_seed=None,
-        **sample_kwargs,
-    ):
-        """Sample the PyMC declaration with NUTS; returns the bayesnb DataTree layout.
-
-        Takes every keyword of :func:`bayesnb.inference.fit_pymc`, among them
-        ``alpha_prior`` (naive Bayes): learn α with ``α ~ Gamma(alpha, beta)`` (shape, rate;
-        ``alpha_prior={}`` is Gamma(2, 1)), one α per class with ``per_class=True``; the
-        posterior gains ``alpha``, and new hyperprior values re-use the compiled model.
-        """
-        from bayesnb.inference import fit_pymc
-
-        return fit_pymc(self, X, y, draws, tune, chains, random_seed, **sample_kwargs)

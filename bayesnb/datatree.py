@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-import arviz as az
 import numpy as np
 import xarray as xr
 
@@ -116,6 +115,8 @@ def to_datatree(
     all_dims = DIMS | dict(dims or {})
     data = {"posterior": dict(posterior)} | {k: dict(v) for k, v in (groups or {}).items()}
     used = {n for g in data.values() for n in g}
+    import arviz as az  # here: scoring and cross-validation reach this module, not ArviZ
+
     return az.from_dict(
         data,
         coords=all_coords,

@@ -31,6 +31,7 @@ from bayesnb.families._crossval import (
     loo_joint,
 )
 from bayesnb.scoring.softmax import prior_fallback
+from bayesnb.scoring.temperature import tempered
 from bayesnb.validation import check_sample_weight
 
 if TYPE_CHECKING:
@@ -112,12 +113,14 @@ class _Folds:
             if got is not None:
                 joint, prior = got
                 prior = np.broadcast_to(prior, joint.shape)
-                return _as_method(joint, prior, method, self.full.classes_)
+                tau = self.full._temperature()
+                return _as_method(joint, prior, method, self.full.classes_, tau)
         model = self._downdated(train, test, Xtest, stats)
         # As model.<method>(X[test]), without validating the rows again.
         prior = model.class_log_prior_
         joint = self.family.log_likelihood(model, Xtest) + prior
-        return _as_method(joint, np.broadcast_to(prior, joint.shape), method, model.classes_)
+        prior = np.broadcast_to(prior, joint.shape)
+        return _as_method(joint, prior, method, model.classes_, model._temperature())
 
 
 def _splits(cv, X, y) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -140,12 +143,17 @@ _LOO_FALLBACK = (
 )
 
 
-def _as_method(joint: np.ndarray, prior: np.ndarray, method: str, classes) -> np.ndarray:
-    """``method``'s output from LOO joint log-probabilities and LOO class log-priors (n, K)."""
+def _as_method(
+    joint: np.ndarray, prior: np.ndarray, method: str, classes, tau: float = 1.0
+) -> np.ndarray:
+    """``method``'s output from LOO joint log-probabilities and LOO class log-priors (n, K),
+    probabilities at likelihood temperature ``tau`` (as the estimator's methods give them)."""
     from bayesnb.scoring import normalize_log_proba, normalize_proba
 
     if method == "predict_joint_log_proba":
         return joint
+    if method != "predict":
+        joint = tempered(joint, prior, tau)
     joint = prior_fallback(joint, prior, _LOO_FALLBACK)
     prior = np.zeros(joint.shape[1])  # unused: no row is impossible now
     if method == "predict_log_proba":
@@ -223,7 +231,7 @@ def cross_val_predict(
         if not lone.any():
             joint = loo_joint(folds.full, folds.Xv, folds.codes, folds.w)
             prior = loo_class_log_prior(folds.full, folds.codes, folds.w)
-            return _as_method(joint, prior, method, classes)
+            return _as_method(joint, prior, method, classes, folds.full._temperature())
     parts = (folds.predictions(tr, te, method, k) for k, (tr, te) in enumerate(splits))
     if method == "predict":  # labels: the dtype of every fold's, as np.concatenate gives it
         return np.concatenate(list(parts))[np.argsort(everything, kind="stable")]
@@ -296,6 +304,7 @@ def _in_sample(folds: _Folds) -> np.ndarray:
     """log p(y_i | x_i, D) of every training document under the full fit (for p_loo)."""
     full = folds.full
     joint = folds.family.log_likelihood(full, folds.Xv) + full.class_log_prior_
+    joint = tempered(joint, full.class_log_prior_, full._temperature())
     joint = prior_fallback(joint, full.class_log_prior_)  # as predict scores impossible rows
     return label_log_likelihood(joint, folds.codes)
 
@@ -306,7 +315,8 @@ def elpd_loo(estimator, X, y, *, sample_weight=None) -> ELPD:
     One fit, then every document scored under the model without it in O(its nonzeros)
     where the family provides the downdated predictive (the DCM, ColumnwiseNB and rows that
     empty their class are downdated one document at a time: still exact). The estimate is
-    the estimator's ``estimate`` (``"bayes"``: the posterior predictive). Learned
+    the estimator's ``estimate`` (``"bayes"``: the posterior predictive), the label
+    probabilities at its likelihood ``temperature_`` (``joint`` is untempered). Learned
     hyperparameters (``alpha="evidence"``/``"loo"``, ``class_alpha="evidence"``) are held at
     their full-data values (re-learning them per document would cost a search per
     document; ``tests/test_model_selection.py`` measures the difference against refits).
@@ -326,9 +336,11 @@ def elpd_loo(estimator, X, y, *, sample_weight=None) -> ELPD:
 
     folds = _Folds(estimator, X, y, sample_weight)
     joint = loo_joint(folds.full, folds.Xv, folds.codes, folds.w)
+    tau = folds.full._temperature()
     scored = joint
-    if not np.all(np.isfinite(joint.max(axis=1))):
+    if tau != 1.0 or not np.all(np.isfinite(joint.max(axis=1))):
         prior = loo_class_log_prior(folds.full, folds.codes, folds.w)
-        scored = prior_fallback(joint, prior, _LOO_FALLBACK)
+        scored = prior_fallback(tempered(joint, prior, tau), prior, _LOO_FALLBACK)
     point = label_log_likelihood(scored, folds.codes)
-    return ELPD.from_pointwise(point, _in_sample(folds), joint, warning=scored is not joint)
+    dead = not np.all(np.isfinite(joint.max(axis=1)))
+    return ELPD.from_pointwise(point, _in_sample(folds), joint, warning=dead)

@@ -17,21 +17,32 @@ import numpy as np
 
 from bayesnb.families import family_of
 from bayesnb.posterior.discrete import DirichletPosterior
+from bayesnb.scoring.temperature import fit_temperature, tempered
 from bayesnb.stats.discrete import CANCEL, cancel_rounding
 
 __all__ = [
+    "LOG_ALPHA_BOUNDS",
     "downdate",
     "emptied",
+    "fixed_temperature",
     "label_log_likelihood",
     "learned_params",
     "learned_values",
+    "loo_alpha_and_temperature",
     "loo_class_log_prior",
     "loo_joint",
+    "loo_temperature",
+    "maximise_in_log_alpha",
     "per_document",
     "pinned_copy",
     "weight_groups",
     "with_alpha",
 ]
+
+# The derivative-free α search of alpha="loo", in log α: bounds, bracket step (×4), tolerance.
+LOG_ALPHA_BOUNDS = (np.log(1e-6), np.log(1e4))
+_STEP = np.log(4.0)
+_XATOL = 0.01
 
 # Cells per block of a dense downdate (128 KiB per operand: in a core's L2 cache).
 _BLOCK = 1 << 14
@@ -231,3 +242,72 @@ def label_log_likelihood(joint: np.ndarray, codes: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         norm = np.log(np.exp(joint - top).sum(axis=1)) + top[:, 0]
         return joint[np.arange(codes.shape[0]), codes] - norm
+
+
+def fixed_temperature(est) -> float:
+    """The numeric likelihood temperature of ``est`` (1 without one; ``"loo"`` is pinned to a
+    number by the searches below before they score)."""
+    tau = est.get_params(deep=False).get("temperature", 1.0)
+    return 1.0 if isinstance(tau, str) else float(tau)
+
+
+def loo_temperature(est, X, codes: np.ndarray, weights: np.ndarray) -> float:
+    """``temperature="loo"``: the τ of the best exact LOO label log-likelihood of the training
+    documents (validated ``X``, label codes, weights), the estimator's α held."""
+    weights = np.asarray(weights, dtype=np.float64)
+    fixed = est._replace(temperature=1.0)  # the joints do not depend on τ
+    joint = loo_joint(fixed, X, codes, weights)
+    return fit_temperature(joint, loo_class_log_prior(fixed, codes, weights), codes)
+
+
+def maximise_in_log_alpha(objective, map_estimate: bool, xatol: float = _XATOL) -> float:
+    """The α maximising ``objective(α)`` (an exact LOO label log-likelihood), derivative-free.
+
+    A bracket is walked from α = 1 in steps of ×4 (within 1e-6 .. 1e4; the MAP needs α ≥ 1),
+    then Brent's method narrows it to ``xatol`` in log α (1 %): about ten evaluations, each the
+    cost of scoring the training documents once. A maximum at the upper bound warns.
+    """
+    from scipy.optimize import minimize_scalar
+
+    from bayesnb.families._loo_search import warn_bound
+
+    lo_bound = 0.0 if map_estimate else LOG_ALPHA_BOUNDS[0]
+    cache: dict[float, float] = {}
+
+    def loss(u: float) -> float:
+        if u not in cache:
+            value = -objective(float(np.exp(u)))
+            cache[u] = value if np.isfinite(value) else np.finfo(float).max
+        return cache[u]
+
+    u = max(0.0, lo_bound)
+    step = _STEP if loss(u + _STEP) < loss(u) else -_STEP
+    while lo_bound <= u + step <= LOG_ALPHA_BOUNDS[1] and loss(u + step) < loss(u):
+        u += step
+    if not lo_bound <= u + step <= LOG_ALPHA_BOUNDS[1] and u != lo_bound:
+        warn_bound(float(np.exp(u)), stacklevel=4)
+        return float(np.exp(u))
+    lo, hi = max(u - _STEP, lo_bound), min(u + _STEP, LOG_ALPHA_BOUNDS[1])
+    res = minimize_scalar(loss, bounds=(lo, hi), method="bounded", options={"xatol": xatol})
+    best = min(cache, key=cache.get)
+    return float(np.exp(res.x if res.fun <= cache[best] else best))
+
+
+def loo_alpha_and_temperature(est, X, codes: np.ndarray, weights: np.ndarray):
+    """``alpha="loo"`` with ``temperature="loo"``: (α, τ) maximising the exact LOO label
+    log-likelihood jointly, as the α maximising its profile max_τ L(α, τ) (τ found exactly
+    at each α: :func:`bayesnb.scoring.temperature.fit_temperature`)."""
+    weights = np.asarray(weights, dtype=np.float64)
+    fixed = est._replace(temperature=1.0)  # the joints do not depend on τ
+    prior = loo_class_log_prior(fixed, codes, weights)  # nor does the class prior on α
+    found: dict[float, float] = {}
+
+    def profile(alpha: float) -> float:
+        joint = loo_joint(with_alpha(fixed, alpha), X, codes, weights)
+        found[alpha] = tau = fit_temperature(joint, prior, codes)
+        return float(np.sum(label_log_likelihood(tempered(joint, prior, tau), codes)))
+
+    alpha = maximise_in_log_alpha(profile, est.estimate == "map", xatol=1e-4)
+    if alpha not in found:
+        profile(alpha)
+    return alpha, found[alpha]

@@ -13,19 +13,22 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import minimize_scalar
 
 from bayesnb.families._crossval import (
+    LOG_ALPHA_BOUNDS,
     downdate,
+    fixed_temperature,
     label_log_likelihood,
     loo_class_log_prior,
     loo_joint,
+    maximise_in_log_alpha,
     per_document,
     weight_groups,
     with_alpha,
 )
-from bayesnb.families._loo_search import newton_loo_alpha, warn_bound
+from bayesnb.families._loo_search import newton_loo_alpha
 from bayesnb.posterior.discrete import log_ratio
+from bayesnb.scoring.temperature import tempered
 
 __all__ = [
     "_DiscreteCrossval",
@@ -36,11 +39,6 @@ __all__ = [
     "sum_inf",
     "weight_groups",
 ]
-
-# The α search of alpha="loo", in log α: bounds, bracket step (×4) and final tolerance (1 %).
-_LOG_BOUNDS = (np.log(1e-6), np.log(1e4))
-_STEP = np.log(4.0)
-_XATOL = 0.01
 
 
 def canonical(X) -> sp.csr_matrix:
@@ -141,31 +139,22 @@ class _DiscreteCrossval:
         (:mod:`bayesnb.families._loo_search`). Otherwise a bracket is walked from α = 1 in
         steps of ×4 (within 1e-6 .. 1e4; the MAP needs α ≥ 1), then Brent's method narrows
         it to 1 % in α: about ten LOO evaluations, each the cost of scoring the training
-        documents once.
+        documents once. The label probabilities are those of the estimator's (numeric)
+        ``temperature``.
         """
         weights = np.asarray(weights, dtype=np.float64)
-        lo_bound = 0.0 if est.estimate == "map" else _LOG_BOUNDS[0]
+        lo_bound = 0.0 if est.estimate == "map" else LOG_ALPHA_BOUNDS[0]
+        tau = fixed_temperature(est)
         if est._missing != "ignore" and est.dtype in ("float64", np.float64):
             kernel = self._loo_kernel(est, X, codes, weights)
             if kernel is not None:  # a safeguarded Newton search on exact derivatives
-                return newton_loo_alpha(kernel, codes.shape[0], lo_bound, _LOG_BOUNDS[1])
-        cache: dict[float, float] = {}
+                return newton_loo_alpha(kernel, codes.shape[0], lo_bound, LOG_ALPHA_BOUNDS[1], tau)
+        prior = loo_class_log_prior(est, codes, weights) if tau != 1.0 else None
 
-        def loss(u: float) -> float:
-            if u not in cache:
-                joint = loo_joint(with_alpha(est, float(np.exp(u))), X, codes, weights)
-                value = -float(np.sum(label_log_likelihood(joint, codes)))
-                cache[u] = value if np.isfinite(value) else np.finfo(float).max
-            return cache[u]
+        def objective(alpha: float) -> float:
+            joint = loo_joint(with_alpha(est, alpha), X, codes, weights)
+            if prior is not None:
+                joint = tempered(joint, prior, tau)
+            return float(np.sum(label_log_likelihood(joint, codes)))
 
-        u = max(0.0, lo_bound)
-        step = _STEP if loss(u + _STEP) < loss(u) else -_STEP
-        while lo_bound <= u + step <= _LOG_BOUNDS[1] and loss(u + step) < loss(u):
-            u += step
-        if not lo_bound <= u + step <= _LOG_BOUNDS[1] and u != lo_bound:
-            warn_bound(float(np.exp(u)), stacklevel=3)
-            return float(np.exp(u))
-        lo, hi = max(u - _STEP, lo_bound), min(u + _STEP, _LOG_BOUNDS[1])
-        res = minimize_scalar(loss, bounds=(lo, hi), method="bounded", options={"xatol": _XATOL})
-        best = min(cache, key=cache.get)
-        return float(np.exp(res.x if res.fun <= cache[best] else best))
+        return maximise_in_log_alpha(objective, est.estimate == "map")

@@ -94,12 +94,13 @@ class RowProduct:
         return out
 
 
-def label_derivatives(G, codes, own, prior, shift=None) -> list[float]:
+def label_derivatives(G, codes, own, prior, shift=None, tau: float = 1.0) -> list[float]:
     """Σ_i log softmax(J_i)[y_i] and its derivatives (≤ 3) in u, from a kernel's parts.
 
     With ``order = own.shape[1] - 1`` and K classes, the m-th derivative of the joint
-    log-likelihoods is ``J⁽ᵐ⁾_ik = G[i, mK + k] + shift[m][k] + [k = y_i] own[i, m]``, plus
-    ``prior[i, k]`` for m = 0 (``shift``: per-class terms, or None). With p_i = softmax(J_i)
+    log-likelihoods is ``J⁽ᵐ⁾_ik = τ (G[i, mK + k] + shift[m][k] + [k = y_i] own[i, m])``,
+    plus ``prior[i, k]`` for m = 0 (``shift``: per-class terms, or None; τ the likelihood
+    temperature, :mod:`bayesnb.scoring.temperature`). With p_i = softmax(J_i)
     and moments under p: ℓ' = J'_y − E J', ℓ'' = J''_y − E J'' − Var J', ℓ''' = J'''_y −
     E J''' − 3 Cov(J', J'') − E (J' − E J')³. Rows are taken in blocks (in threads), each
     assembled and reduced while in cache. ``G``: an array (left as it was) or a
@@ -123,6 +124,8 @@ def label_derivatives(G, codes, own, prior, shift=None) -> list[float]:
             else:  # a contiguous copy in cache
                 j = np.array(j) if add is None else j + add
             j[idx, c] += own[r0:r1, m]
+            if tau != 1.0:  # τ times the likelihood part: J − prior for m = 0
+                j = prior[r0:r1] + tau * (j - prior[r0:r1]) if m == 0 else tau * j
             J.append(j)
         top = J[0].max(axis=1)
         out = [float(np.sum(J[0][idx, c] - top))]
@@ -232,8 +235,9 @@ def _fourth(seen, scale: float):
     return abs((t1 - t0) / (u1 - u0)) * scale
 
 
-def newton_loo_alpha(kernel, n: int, lo: float, hi: float) -> float:
-    """The α in [e^lo, e^hi] maximising the exact LOO label log-likelihood of n documents.
+def newton_loo_alpha(kernel, n: int, lo: float, hi: float, tau: float = 1.0) -> float:
+    """The α in [e^lo, e^hi] maximising the exact LOO label log-likelihood of n documents
+    (at likelihood temperature ``tau``).
 
     ``kernel(rows)`` gives, for the documents ``rows`` (None: all), a function of (u, order)
     returning the parts of J, J', ..., J^(order) of those documents: the arguments of
@@ -241,7 +245,7 @@ def newton_loo_alpha(kernel, n: int, lo: float, hi: float) -> float:
     """
 
     def objective(terms):
-        return lambda u, order: label_derivatives(*terms(u, order))
+        return lambda u, order: label_derivatives(*terms(u, order), tau=tau)
 
     start, fourth = max(0.0, lo), None
     if n >= 2 * _SUBSAMPLE:

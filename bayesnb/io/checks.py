@@ -138,6 +138,7 @@ def check_statistics(path: Path, data: dict, fitted: dict, n_features: int) -> N
 
 def check_parameters(path: Path, est) -> None:
     """The loaded parameters pass the estimator's own checks (as at fit)."""
+    from bayesnb.scoring.temperature import check_temperature
     from bayesnb.validation import check_alpha, check_class_alpha
 
     n = est.n_features_in_
@@ -151,6 +152,8 @@ def check_parameters(path: Path, est) -> None:
             check_alpha(value, n, key)
         if getattr(est, "class_alpha_", None) is not None:
             check_class_alpha(est.class_alpha_)
+        if "temperature" in est.get_params(deep=False):
+            check_temperature(est.temperature_)
         est.class_log_prior_  # noqa: B018 - validates class_prior against the classes
     except (TypeError, ValueError) as exc:
         name = type(est).__name__

@@ -108,6 +108,8 @@ def to_tree(est, version: int) -> xr.DataTree:
         "feature_names": names_in is not None,
         "n_features_in": int(est.n_features_in_),
     } | family.file_fitted(est, out)
+    if est.get_params(deep=False).get("temperature") == "loo":  # learned: only then
+        fitted["temperature_"] = encode(est.temperature_)
     if getattr(est, "_feature_names_given", False):
         # Names given by hand (a vocabulary): input without column names is expected at
         # predict time. Written only then, so other files stay as they were.
@@ -292,6 +294,8 @@ def _build(file: ModelFile, kwargs: dict, arrays: dict, ds: xr.Dataset):
     if fitted["class_alpha_"] is not None:
         est.class_alpha_ = decode(fitted["class_alpha_"])
     family.restore_fitted(est, file)
+    if "temperature_" in fitted:
+        est.temperature_ = decode(fitted["temperature_"])
     if fitted["feature_names"] and fitted.get("feature_names_given", False):
         # Names given by hand (a composite's blocks too): input without names is expected.
         est._set_feature_names(est.feature_names_in_)

@@ -48,6 +48,11 @@ class BernoulliNB(_MissingCounts, _DiscreteNB):
         scoring, and in training the Beta posterior of φ_cj counts the documents of class c
         where feature j is observed, ``Beta(α + D_cj, β + N_cj − D_cj)`` with
         ``N_cj = N_c − missing_count_[c, j]`` (exact under missing-at-random).
+    temperature : float or "loo", default 1.0
+        The likelihood temperature τ of ``predict_proba`` / ``predict_log_proba``:
+        p(c | x) ∝ p(c) · p(x | c)^τ (a power on the document likelihood at scoring time, not
+        a change of the posterior; ``predict`` is unchanged). ``"loo"`` learns it by exact
+        leave-one-out (``temperature_``), jointly with ``alpha="loo"``.
 
     Attributes
     ----------
@@ -76,6 +81,7 @@ class BernoulliNB(_MissingCounts, _DiscreteNB):
         class_prior=None,
         dtype="float64",
         missing="error",
+        temperature=1.0,
     ):
         self.alpha = alpha
         self.beta = beta
@@ -86,6 +92,7 @@ class BernoulliNB(_MissingCounts, _DiscreteNB):
         self.class_prior = class_prior
         self.dtype = dtype
         self.missing = missing
+        self.temperature = temperature
 
     def _check_input(self, X, y=None, *, reset):
         out = super()._check_input(X, y, reset=reset)

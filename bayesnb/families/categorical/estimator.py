@@ -42,6 +42,11 @@ class CategoricalNB(_DiscreteNB):
         rows and columns; ``"ignore"`` marginalises it out exactly: it is left out of the
         category counts of its feature (each feature's Dirichlet posterior counts the
         documents where it is observed) and its factor is dropped when scoring.
+    temperature : float or "loo", default 1.0
+        The likelihood temperature τ of ``predict_proba`` / ``predict_log_proba``:
+        p(c | x) ∝ p(c) · p(x | c)^τ (a power on the document likelihood at scoring time, not
+        a change of the posterior; ``predict`` is unchanged). ``"loo"`` learns it by exact
+        leave-one-out (``temperature_``), jointly with ``alpha="loo"``.
 
     Notes
     -----
@@ -73,6 +78,7 @@ class CategoricalNB(_DiscreteNB):
         min_categories=None,
         dtype="float64",
         missing="error",
+        temperature=1.0,
     ):
         self.alpha = alpha
         self.class_alpha = class_alpha
@@ -82,6 +88,7 @@ class CategoricalNB(_DiscreteNB):
         self.min_categories = min_categories
         self.dtype = dtype
         self.missing = missing
+        self.temperature = temperature
 
     def _reset_counts(self, n_features: int) -> None:
         self.class_count_ = np.zeros(len(self.classes_))

@@ -141,6 +141,11 @@ class ColumnwiseNB(_BlockSpec, GenerativeClassifier):
         must have a ``missing`` parameter. Columns no block uses are never read, so a NaN
         there is not an error. Infinity is refused either way; the PyMC path
         (``to_pymc``/``fit_pymc``) refuses NaN.
+    temperature : float or "loo", default 1.0
+        The likelihood temperature τ of ``predict_proba`` / ``predict_log_proba``:
+        p(c | x) ∝ p(c) · p(x | c)^τ (a power on the document likelihood at scoring time, not
+        a change of the posterior; ``predict`` is unchanged). ``"loo"`` learns it by exact
+        leave-one-out (``temperature_``), jointly with ``alpha="loo"``.
 
     Attributes
     ----------
@@ -184,6 +189,7 @@ class ColumnwiseNB(_BlockSpec, GenerativeClassifier):
         class_prior=None,
         remainder="drop",
         missing="error",
+        temperature=1.0,
     ):
         self.estimators = estimators
         self.class_alpha = class_alpha
@@ -192,6 +198,7 @@ class ColumnwiseNB(_BlockSpec, GenerativeClassifier):
         self.class_prior = class_prior
         self.remainder = remainder
         self.missing = missing
+        self.temperature = temperature
 
     def _setup(self, X, spec) -> None:
         """Resolve the columns of every block, check coverage, clone the estimators."""

@@ -131,6 +131,11 @@ class DirichletCompoundNB(GenerativeClassifier):
         approximation behind ``"mean"``, :meth:`log_evidence` and the posterior draws would
         lose its diagonal-plus-rank-one Hessian (one rank-one term per pattern), so all of
         them are fitted on the same complete documents instead.
+    temperature : float or "loo", default 1.0
+        The likelihood temperature τ of ``predict_proba`` / ``predict_log_proba``:
+        p(c | x) ∝ p(c) · p(x | c)^τ (a power on the document likelihood at scoring time, not
+        a change of the posterior; ``predict`` is unchanged). ``"loo"`` learns it by exact
+        leave-one-out (``temperature_``), jointly with ``alpha="loo"``.
 
     Attributes
     ----------
@@ -178,6 +183,7 @@ class DirichletCompoundNB(GenerativeClassifier):
         tol=1e-6,
         max_iter=1000,
         missing="error",
+        temperature=1.0,
     ):
         self.prior_shape = prior_shape
         self.prior_rate = prior_rate
@@ -188,6 +194,7 @@ class DirichletCompoundNB(GenerativeClassifier):
         self.tol = tol
         self.max_iter = max_iter
         self.missing = missing
+        self.temperature = temperature
 
     # -- validation ---------------------------------------------------------------------------
     def _check_input(self, X, y=None, *, reset):

@@ -78,6 +78,11 @@ class GDA(GenerativeClassifier):
         covariances are fitted on the **complete rows only** (a ``MissingValueWarning`` says
         how many rows were left out); the labels of every row still count toward the class
         prior, so ``class_count_`` counts all rows and ``posterior_`` the complete ones.
+    temperature : float or "loo", default 1.0
+        The likelihood temperature τ of ``predict_proba`` / ``predict_log_proba``:
+        p(c | x) ∝ p(c) · p(x | c)^τ (a power on the document likelihood at scoring time, not
+        a change of the posterior; ``predict`` is unchanged). ``"loo"`` learns it by exact
+        leave-one-out (``temperature_``), jointly with ``alpha="loo"``.
 
     Attributes
     ----------
@@ -123,6 +128,7 @@ class GDA(GenerativeClassifier):
         fit_prior=True,
         class_prior=None,
         missing="error",
+        temperature=1.0,
     ):
         self.covariance = covariance
         self.prior = prior
@@ -131,6 +137,7 @@ class GDA(GenerativeClassifier):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.missing = missing
+        self.temperature = temperature
 
     # -- pipe: validate and count ------------------------------------------------------------
     def _check_params(self) -> None:

@@ -108,6 +108,11 @@ class MultinomialNB(_DiscreteNB):
         so this is an approximation, good when few counts are missing, that biases φ_cj down
         for often-missing features; a ``MissingValueWarning`` says so. The pooled UNK category
         of ``unk=True`` always counts as observed.
+    temperature : float or "loo", default 1.0
+        The likelihood temperature τ of ``predict_proba`` / ``predict_log_proba``:
+        p(c | x) ∝ p(c) · p(x | c)^τ (a power on the document likelihood at scoring time, not
+        a change of the posterior; ``predict`` is unchanged). ``"loo"`` learns it by exact
+        leave-one-out (``temperature_``), jointly with ``alpha="loo"``.
 
     Attributes
     ----------
@@ -129,6 +134,7 @@ class MultinomialNB(_DiscreteNB):
         unk=False,
         dtype="float64",
         missing="error",
+        temperature=1.0,
     ):
         self.alpha = alpha
         self.class_alpha = class_alpha
@@ -138,6 +144,7 @@ class MultinomialNB(_DiscreteNB):
         self.unk = unk
         self.dtype = dtype
         self.missing = missing
+        self.temperature = temperature
 
     def _check_params(self) -> None:
         super()._check_params()

@@ -119,6 +119,11 @@ class PoissonNB(_MissingCounts, _DiscreteNB):
         ``N_cj = N_c − missing_count_[c, j]`` (exact under missing-at-random). The evidence,
         posterior draws and :meth:`label_log_likelihood` use the same posterior; the PyMC
         path refuses X with NaN.
+    temperature : float or "loo", default 1.0
+        The likelihood temperature τ of ``predict_proba`` / ``predict_log_proba``:
+        p(c | x) ∝ p(c) · p(x | c)^τ (a power on the document likelihood at scoring time, not
+        a change of the posterior; ``predict`` is unchanged). ``"loo"`` learns it by exact
+        leave-one-out (``temperature_``), jointly with ``alpha="loo"``.
 
     Notes
     -----
@@ -165,6 +170,7 @@ class PoissonNB(_MissingCounts, _DiscreteNB):
         class_prior=None,
         dtype="float64",
         missing="error",
+        temperature=1.0,
     ):
         self.alpha = alpha
         self.beta = beta
@@ -174,6 +180,7 @@ class PoissonNB(_MissingCounts, _DiscreteNB):
         self.class_prior = class_prior
         self.dtype = dtype
         self.missing = missing
+        self.temperature = temperature
 
     def _check_params(self) -> None:
         # Not _DiscreteNB's: a Gamma rate β has no ">= 1" condition for the mode.
