@@ -48,23 +48,6 @@ class Family:
     def __repr__(self) -> str:
         return f"<bayesnb family {self.name!r}>"
 
-    # -- fitting: the estimator's hooks (in the family's estimator.py) do the work ------------
-    def statistics(self, est, X, codes: np.ndarray, weights) -> dict:
-        """The sufficient statistics of one validated batch, without changing ``est``."""
-        return est._statistics(X, codes, weights)
-
-    def merge(self, est, stats: dict) -> None:
-        """Add a batch's statistics to the fitted ones (statistics are sums)."""
-        est._merge_statistics(stats)
-
-    def posterior(self, est):
-        """The conjugate posterior (prior hyperparameters + statistics) of the features."""
-        return est.posterior_
-
-    def log_likelihood(self, est, X) -> np.ndarray:
-        """Per-class log-likelihood (n, K) of validated X under ``est.estimate``."""
-        return est._log_likelihood(X)
-
     # -- draws and generation (bayesnb.draws, bayesnb.generate) -------------------------------
     #: The posterior variables of the layout, in order, ``"class_prior"`` first (empty for a
     #: composite, whose variables are its blocks').
@@ -224,10 +207,10 @@ class Family:
 
     # -- exact cross-validation (bayesnb.model_selection) ------------------------------------
     # (for cross_val_predict, elpd_loo and alpha="loo")
-    # ``stats`` is ``statistics(est, X_batch, codes, weights)`` of documents est was fitted on;
+    # ``stats`` is ``est._statistics(X_batch, codes, weights)`` of documents est was fitted on;
     # X is validated for est (as fit counted it), codes index est.classes_, weights float64.
     def subtract(self, est, stats: dict, documents=None) -> None:
-        """Remove a batch's statistics (the inverse of merge: as if fitted without them).
+        """Remove a batch's statistics (the inverse of ``est._merge_statistics``: as if unseen).
 
         ``documents``: the remaining documents' validated ``(X, codes, weights)`` for values
         learned from the documents themselves (``alpha="loo"``), or None.
