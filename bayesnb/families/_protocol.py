@@ -57,10 +57,6 @@ class Family:
     #: a family whose predictive no single parameter value reproduces (None: it is a point).
     bayes_not_a_point: ClassVar[str | None] = None
 
-    def point_refusal(self, est, estimate: str) -> str | None:
-        """Why ``estimate`` is no point of the parameters (None: it is one)."""
-        return self.bayes_not_a_point if estimate == "bayes" else None
-
     def point_values(self, est, view, names: list[str], features) -> dict[str, np.ndarray]:
         """Point values (class, ...) of ``names`` but the class prior, read from ``view``."""
         raise self.unsupported("point estimates")
@@ -97,23 +93,10 @@ class Family:
             "replicate_documents (it needs a DCM or multinomial model: documents of given lengths)"
         )
 
-    # A composite (a model of blocks) assembles each whole result from its blocks'; ``single``
-    # is the generic one-model function, which the default simply calls.
-    def compose_point_estimate(self, est, estimate: str, var_names, features, single):
-        """The point-estimate DataTree: ``single(est, estimate, var_names, features)``."""
-        return single(est, estimate, var_names, features)
-
-    def compose_draws(
-        self, est, draws: int, chains: int, random_seed, var_names, features, max_bytes, single
-    ) -> dict[str, np.ndarray]:
-        """The exact draws ``name -> (chain, draw, ...)``: ``single(est, draws, chains, ...)``."""
-        return single(est, draws, chains, random_seed, var_names, features, max_bytes)
-
-    def compose_sample_posterior(
-        self, est, draws: int, chains: int, random_seed, var_names, features, max_bytes, single
-    ):
-        """The exact-draws DataTree: ``single(est, draws, chains, ...)``."""
-        return single(est, draws, chains, random_seed, var_names, features, max_bytes)
+    def parts(self, est) -> list[tuple[str, object]]:
+        """The fitted sub-models ``(name, estimator)`` of a composite under its one class
+        prior, whose results the generic modules assemble (none: a plain model)."""
+        return []
 
     # -- model files (bayesnb.io) ------------------------------------------------------------
     # Saving: ``out`` is the file being written (``out.encode(value)`` JSON data, ``out.tree``
