@@ -256,60 +256,6 @@ class Family:
         """The sub-models ``(name, estimator, ModelSpec)`` of a composite's ``spec`` (none)."""
         return []
 
-    # -- report studies (bayesnb.report) -----------------------------------------------------
-    #: The report standardises the features with their training moments (continuous
-    #: measurements) instead of reading them as counts.
-    report_continuous: ClassVar[bool] = False
-    #: The class model treats the features as independent given the class (naive Bayes);
-    #: the report names that as the cause of over-confident probabilities.
-    report_naive: ClassVar[bool] = True
-    #: Documents are token counts, one word distribution per class over the V features: the
-    #: MLE divides by token totals (not documents), add-one smooths over V categories (not
-    #: 2), and the posterior predictive check compares distinct words per token.
-    report_tokens: ClassVar[bool] = False
-    #: Name of the full-Bayes posterior predictive quoted by the estimates reading (None:
-    #: the reading does not discuss it).
-    report_predictive: ClassVar[str | None] = None
-    #: Generic report sections the family feeds, with its preference among the families that
-    #: do (lower first): ``"parameters"`` (forest, shrinkage, smoothing, informative
-    #: features), ``"nuts"`` (the sampler check), ``"ppc"`` (posterior predictive check).
-    report_ranks: ClassVar[dict[str, int]] = {}
-
-    #: Constructor arguments of the family's default estimator, as (parameter, value) pairs.
-    default_params: ClassVar[tuple[tuple[str, object], ...]] = ()
-    #: Constructor arguments read from the data set, as (parameter, Dataset attribute) pairs.
-    default_data_params: ClassVar[tuple[tuple[str, str], ...]] = ()
-
-    def default_estimator(self, data=None):
-        """The estimator the CLI and reports build for this family (``data``: its data set).
-
-        ``data`` (a :class:`bayesnb.report.Dataset`, or anything with the attributes named in
-        :attr:`default_data_params`) supplies data-dependent arguments such as BernoulliNB's
-        ``binarize`` threshold; without it the estimator's defaults stand.
-        """
-        if self.estimator is None:
-            raise self.unsupported("a default estimator")
-        params = dict(self.default_params)
-        if data is not None:
-            params.update((p, getattr(data, a)) for p, a in self.default_data_params)
-        return self.estimator(**params)
-
-    def report_partners(self, est) -> dict:
-        """Unfitted discriminative models shown beside the estimates of ``est``, by row name."""
-        return {}
-
-    def report_observed(self, est, X):
-        """Training documents ``X`` as the configured ``est`` sees them (for the PPC)."""
-        return X
-
-    def class_feature_information(self, est) -> np.ndarray:
-        """Class-specific terms I_cj (K, V) of the class–feature mutual information."""
-        raise self.unsupported("the class-feature mutual information")
-
-    def report_studies(self) -> list:
-        """The family's own report sections (``bayesnb.report.extension.FamilySection``)."""
-        return []
-
     # -- the contract suite (bayesnb.testing.check_family) -----------------------------------
     def example_data(self, est, n: int, rng: np.random.Generator) -> tuple:
         """Small random training data ``(X, y)`` of the family's input domain, 3 classes."""
@@ -338,15 +284,6 @@ class Family:
     #: Whether the family is a naive Bayes model of non-negative counts whose distributed
     #: and streamed fits refuse a sign-alternating HashingVectorizer before reading any data.
     counts: ClassVar[bool] = False
-
-    def cli_estimator(self, estimate: str | None = None, data=None):
-        """The estimator ``bayesnb fit/compare MODEL[:estimate]`` builds: the default one."""
-        if not self.cli:
-            raise self.unsupported("the command line (bayesnb fit/compare/report)")
-        est = self.default_estimator(data)
-        if estimate is not None:
-            est.set_params(estimate=estimate)
-        return est
 
     def setup_columns(self, est, X) -> None:
         """Lay ``est`` out for X's columns without reading X (its ``classes_`` and

@@ -10,7 +10,6 @@ from bayesnb.families.bernoulli.crossval import BernoulliCrossval
 from bayesnb.families.bernoulli.estimator import BernoulliNB
 from bayesnb.families.bernoulli.evidence import BernoulliEvidence
 from bayesnb.families.bernoulli.pymc import BernoulliPyMC
-from bayesnb.families.bernoulli.report import BernoulliReport
 from bayesnb.families.bernoulli.sampling import BernoulliSampling
 from bayesnb.families.bernoulli.storage import BernoulliStorage
 
@@ -23,7 +22,6 @@ class BernoulliFamily(
     BernoulliStorage,
     BernoulliEvidence,
     BernoulliPyMC,
-    BernoulliReport,
     Family,
 ):
     """The bernoulli family: :class:`~bayesnb.families.Family` for :class:`BernoulliNB`."""
@@ -33,7 +31,6 @@ class BernoulliFamily(
 
     # command line, scale-out
     cli = True
-    default_data_params = (("binarize", "binarize"),)  # the data set's on/off threshold
     counts = True
 
     def example_data(self, est, n, rng):

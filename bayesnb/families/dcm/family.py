@@ -8,7 +8,6 @@ from bayesnb.families.dcm.crossval import DCMCrossval
 from bayesnb.families.dcm.estimator import DCM_ESTIMATES, DirichletCompoundNB
 from bayesnb.families.dcm.evidence import DCMEvidence
 from bayesnb.families.dcm.pymc import DCMPyMC
-from bayesnb.families.dcm.report import DCMReport
 from bayesnb.families.dcm.sampling import DCMSampling
 from bayesnb.families.dcm.storage import DCMStorage
 
@@ -21,7 +20,6 @@ class DCMFamily(
     DCMStorage,
     DCMEvidence,
     DCMPyMC,
-    DCMReport,
     Family,
 ):
     """The dcm family: :class:`~bayesnb.families.Family` for :class:`DirichletCompoundNB`."""

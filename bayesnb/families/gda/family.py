@@ -8,7 +8,6 @@ from bayesnb.families.gda.crossval import GDACrossval
 from bayesnb.families.gda.estimator import GDA
 from bayesnb.families.gda.evidence import GDAEvidence
 from bayesnb.families.gda.pymc import GDAPyMC
-from bayesnb.families.gda.report import GDAReport
 from bayesnb.families.gda.sampling import GDASampling
 from bayesnb.families.gda.storage import GDAStorage
 
@@ -21,7 +20,6 @@ class GDAFamily(
     GDAStorage,
     GDAEvidence,
     GDAPyMC,
-    GDAReport,
     Family,
 ):
     """The gda family: :class:`~bayesnb.families.Family` for :class:`GDA`."""

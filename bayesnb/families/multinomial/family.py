@@ -10,7 +10,6 @@ from bayesnb.families.multinomial.crossval import MultinomialCrossval
 from bayesnb.families.multinomial.estimator import MultinomialNB, UnkColumns
 from bayesnb.families.multinomial.evidence import MultinomialEvidence
 from bayesnb.families.multinomial.pymc import MultinomialPyMC
-from bayesnb.families.multinomial.report import MultinomialReport
 from bayesnb.families.multinomial.sampling import MultinomialSampling
 from bayesnb.families.multinomial.storage import MultinomialStorage
 
@@ -23,7 +22,6 @@ class MultinomialFamily(
     MultinomialStorage,
     MultinomialEvidence,
     MultinomialPyMC,
-    MultinomialReport,
     Family,
 ):
     """The multinomial family: :class:`~bayesnb.families.Family` for :class:`MultinomialNB`."""

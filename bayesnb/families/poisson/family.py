@@ -10,7 +10,6 @@ from bayesnb.families.poisson.crossval import PoissonCrossval
 from bayesnb.families.poisson.estimator import PoissonNB
 from bayesnb.families.poisson.evidence import PoissonEvidence
 from bayesnb.families.poisson.pymc import PoissonPyMC
-from bayesnb.families.poisson.report import PoissonReport
 from bayesnb.families.poisson.sampling import PoissonSampling
 from bayesnb.families.poisson.storage import PoissonStorage
 
@@ -23,7 +22,6 @@ class PoissonFamily(
     PoissonStorage,
     PoissonEvidence,
     PoissonPyMC,
-    PoissonReport,
     Family,
 ):
     """The poisson family: :class:`~bayesnb.families.Family` for :class:`PoissonNB`."""
@@ -39,7 +37,6 @@ class PoissonFamily(
     # A fixed α = 1 adds one pseudo-count of every feature to every class, which on a text
     # vocabulary swamps the real counts (fortunes: accuracy 0.638 at α = 1, 0.690 at the
     # evidence-maximising α ≈ 0.05): the default learns the Gamma shape.
-    default_params = (("alpha", "evidence"),)
     counts = True
 
     def example_data(self, est, n, rng):
