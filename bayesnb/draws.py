@@ -436,7 +436,7 @@ def posterior_summary(est, ci_prob: float = 0.89, features=None) -> xr.Dataset:
     est = final_estimator(est)  # a fitted Pipeline: its last step, named
     fam = _family(est)
     check_fitted(est)
-    reason = fam.summary_refusal(est)
+    reason = fam.summary_refusal
     if reason is not None:
         raise TypeError(reason)
     if not isinstance(ci_prob, float | int) or not 0 < ci_prob < 1:

@@ -19,11 +19,17 @@ from typing import ClassVar
 
 import numpy as np
 
-__all__ = ["Family", "Unsupported"]
+__all__ = ["Family", "Unsupported", "per_class"]
 
 
 class Unsupported(TypeError):
     """A family does not provide a capability (the message names the family and what)."""
+
+
+def per_class(est, values, fmt: str = ",.0f") -> str:
+    """``"a: 1, b: 2"``: one value per class of ``est`` (for ``Family.inspect_statistics``)."""
+    values = np.asarray(values, dtype=np.float64).ravel()
+    return ", ".join(f"{c}: {v:{fmt}}" for c, v in zip(est.classes_, values, strict=True))
 
 
 class Family:
@@ -75,9 +81,8 @@ class Family:
         """Exact draws (*shape, ...) of ``names`` but the class prior; ``aux_rng``: 2nd stream."""
         raise self.unsupported("exact posterior draws")
 
-    def summary_refusal(self, est) -> str | None:
-        """Why ``est`` has no one-Dataset closed-form summary (None: it has one)."""
-        return None
+    #: Why the family has no one-Dataset closed-form summary (None: it has one).
+    summary_refusal: ClassVar[str | None] = None
 
     def posterior_summary(self, est, ci_prob: float, features) -> tuple[dict, dict]:
         """Closed-form (summary, ...) variables but the class prior, and the coords they add."""
@@ -180,9 +185,8 @@ class Family:
         """Exact posterior draws of the log-parameter of class ``c`` at ``cols``: (size, n)."""
         raise self.unsupported("most_informative_features")
 
-    def informative_quantity(self, est) -> str:
-        """What the ranked log-ratio compares (the ``quantity`` of the result's attrs)."""
-        return "log probability ratio"
+    #: What the ranked log-ratio compares (the ``quantity`` of the result's attrs).
+    informative_quantity: ClassVar[str] = "log probability ratio"
 
     def n_feature_parameters(self, est) -> float:
         """Free parameters of the fitted feature model (NaN when unknown), for compare."""
@@ -298,13 +302,7 @@ class Family:
     def inspect_statistics(self, est) -> list[tuple[str, str]]:
         """The training statistics ``bayesnb inspect`` prints, as (what, value) lines."""
         counts = np.asarray(est.class_count_, dtype=np.float64)
-        return [("documents", f"{counts.sum():,.0f} ({self.per_class(est, counts)})")]
-
-    @staticmethod
-    def per_class(est, values, fmt: str = ",.0f") -> str:
-        """``"a: 1, b: 2"``: one value per class of ``est`` (for :meth:`inspect_statistics`)."""
-        values = np.asarray(values, dtype=np.float64).ravel()
-        return ", ".join(f"{c}: {v:{fmt}}" for c, v in zip(est.classes_, values, strict=True))
+        return [("documents", f"{counts.sum():,.0f} ({per_class(est, counts)})")]
 
     # -- new text onto the model's columns (bayesnb cli predict) ----------------------------
     def unseen_column(self, est):

@@ -6,6 +6,7 @@ import numpy as np
 
 from bayesnb.families import Family, register
 from bayesnb.families._examples import binary_data
+from bayesnb.families._protocol import per_class
 from bayesnb.families.bernoulli.crossval import BernoulliCrossval
 from bayesnb.families.bernoulli.estimator import BernoulliNB
 from bayesnb.families.bernoulli.evidence import BernoulliEvidence
@@ -43,7 +44,7 @@ class BernoulliFamily(
         present = est.feature_count_.sum(axis=1) / np.maximum(est.class_count_, 1e-300)
         return [
             *super().inspect_statistics(est),
-            ("features present per document", self.per_class(est, present, ",.1f")),
+            ("features present per document", per_class(est, present, ",.1f")),
         ]
 
 

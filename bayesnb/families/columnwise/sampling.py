@@ -22,13 +22,12 @@ class ColumnwiseSampling:
         """The fitted blocks, ``(name, estimator)`` in order."""
         return [(name, block) for name, block, _ in est._blocks()]
 
-    def summary_refusal(self, est) -> str | None:
-        """One Dataset cannot hold several models' parameters: summarise each block."""
-        return (
-            "posterior_summary summarises one model's parameters in one Dataset; for a "
-            "ColumnwiseNB summarise each block, posterior_summary(est.named_estimators_[name]) "
-            "(the class prior is the blocks' own)"
-        )
+    # One Dataset cannot hold several models' parameters: summarise each block.
+    summary_refusal = (
+        "posterior_summary summarises one model's parameters in one Dataset; for a "
+        "ColumnwiseNB summarise each block, posterior_summary(est.named_estimators_[name]) "
+        "(the class prior is the blocks' own)"
+    )
 
     def generate(self, est, codes: np.ndarray, rng):
         """Every block's columns from its own model given the labels, in the training order.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bayesnb.families import Family, register
 from bayesnb.families._examples import count_data
+from bayesnb.families._protocol import per_class
 from bayesnb.families.dcm.crossval import DCMCrossval
 from bayesnb.families.dcm.estimator import DCM_ESTIMATES, DirichletCompoundNB
 from bayesnb.families.dcm.evidence import DCMEvidence
@@ -43,8 +44,8 @@ class DCMFamily(
         counts = est.feature_count_
         return [
             *super().inspect_statistics(est),
-            ("tokens", f"{counts.sum():,.0f} ({self.per_class(est, counts.sum(axis=1))})"),
-            ("distinct words", self.per_class(est, (counts > 0).sum(axis=1))),
+            ("tokens", f"{counts.sum():,.0f} ({per_class(est, counts.sum(axis=1))})"),
+            ("distinct words", per_class(est, (counts > 0).sum(axis=1))),
         ]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bayesnb.families import Family, register
 from bayesnb.families._examples import gaussian_data
+from bayesnb.families._protocol import per_class
 from bayesnb.families.gda.crossval import GDACrossval
 from bayesnb.families.gda.estimator import GDA
 from bayesnb.families.gda.evidence import GDAEvidence
@@ -50,7 +51,7 @@ class GDAFamily(
         for j in range(min(3, est.n_features_in_)):
             means = stats.shift[j] + stats.offset[:, j]
             name = f"x{j}" if names is None else str(names[j])
-            lines.append((f"class means of {name}", self.per_class(est, means, ".4g")))
+            lines.append((f"class means of {name}", per_class(est, means, ".4g")))
         return lines
 
 

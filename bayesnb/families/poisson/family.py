@@ -6,6 +6,7 @@ import numpy as np
 
 from bayesnb.families import Family, register
 from bayesnb.families._examples import count_data
+from bayesnb.families._protocol import per_class
 from bayesnb.families.poisson.crossval import PoissonCrossval
 from bayesnb.families.poisson.estimator import PoissonNB
 from bayesnb.families.poisson.evidence import PoissonEvidence
@@ -50,7 +51,7 @@ class PoissonFamily(
         return [
             *super().inspect_statistics(est),
             ("summed counts", f"{est.feature_count_.sum():,.0f}"),
-            ("counts per document", self.per_class(est, per_doc, ",.1f")),
+            ("counts per document", per_class(est, per_doc, ",.1f")),
         ]
 
 
