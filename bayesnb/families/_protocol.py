@@ -5,7 +5,10 @@ A :class:`Family` is a stateless object (one per family, in the registry of
 parameters and the sufficient statistics) as its first argument, as PyMC's generic functions
 take the variable they are registered for. Generic modules call these methods and never ask
 which model they hold; a family implements them in its folder, one capability module each
-(``sampling``, ``storage``, ``evidence``, ``pymc``, ``report``), combined in ``family.py``.
+(``sampling``, ``storage``, ``evidence``, ``pymc``, ``crossval``), combined in ``family.py``.
+Fit-time work goes through the estimator's own hooks (``_statistics``, ``_merge_statistics``,
+``_log_likelihood``), not through the family; how the report reads a family is registered
+with :mod:`bayesnb.report.extension`, not here.
 
 A method the family cannot provide raises :class:`Unsupported` (a TypeError) saying so: the
 DCM, for instance, has no closed-form predictive. This module imports only numpy, so every
