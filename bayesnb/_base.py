@@ -116,7 +116,7 @@ class GenerativeClassifier(BayesianWorkflow, ClassifierMixin, BaseEstimator):
         """Fit on validated arrays (:meth:`_fit_input`): count them from empty statistics and
         derive the fitted values, the documents passed to those learned from them.
 
-        ``statistics``: those of row batches partitioning X (:meth:`Family.statistics`), held
+        ``statistics``: those of row batches partitioning X (:meth:`_statistics`), held
         by a caller that counted X by parts: merged in turn instead of counting X again.
         """
         self._reset_counts(X.shape[1])

@@ -34,8 +34,11 @@ GDA draws the Normal-Inverse-Wishart posterior by the Bartlett decomposition, ba
 
 This module holds what every model shares (argument checks, the memory bound, the random
 streams, the class prior, the DataTree assembly); each family's own variables come from its
-:class:`~bayesnb.families.Family` (``bayesnb/families/<name>/sampling.py``), and a composite
-(ColumnwiseNB) assembles its blocks' results itself.
+:class:`~bayesnb.families.Family` (``bayesnb/families/<name>/sampling.py``). A composite
+(ColumnwiseNB, whose :meth:`~bayesnb.families.Family.parts` are its blocks) is assembled here
+from its parts' results under its one class prior: ``posterior/class_prior`` at the root of a
+DataTree and each part's own tree (without its class prior) as the child ``name``; the numpy
+draws are ``class_prior`` and ``"{part}/{var}"``.
 """
 
 from __future__ import annotations
@@ -120,6 +123,54 @@ def _check_draws(est, draws, chains):
     return fam, check_int(draws, "draws"), check_int(chains, "chains")
 
 
+# -- composites: a model of parts under one class prior ----------------------------------------
+def _part_names(var_names) -> list[str] | None:
+    if var_names is None:
+        return None
+    names = [var_names] if isinstance(var_names, str) else list(var_names)
+    if not names:
+        raise ValueError("var_names must name at least one variable, got an empty list")
+    return names
+
+
+def _no_part_features(est, features) -> None:
+    if features is not None:
+        raise ValueError(
+            f"features= selects columns of one model; for a {type(est).__name__} select them "
+            "per block, e.g. est.named_estimators_[name].sample_posterior(features=...)"
+        )
+
+
+def _part_seeds(random_seed, n_parts: int) -> list:
+    """One stream for the class prior and one per part: a part's values do not depend on
+    which other parts or variables are drawn."""
+    return np.random.default_rng(random_seed).spawn(1 + n_parts)
+
+
+def _compose_tree(est, root: xr.DataTree, trees: dict[str, xr.DataTree], names) -> xr.DataTree:
+    """``root`` (the class prior) with one child per part's tree, without the parts' own
+    ``class_prior`` and keeping only the requested variables."""
+    found: set[str] = set()
+    for name, tree in trees.items():
+        post = tree["posterior"].to_dataset()
+        keep = [v for v in post.data_vars if v != "class_prior" and (names is None or v in names)]
+        found |= set(keep)
+        if not keep:
+            continue
+        tree["posterior"] = xr.DataTree(post[keep])
+        root[name] = tree
+    if names is not None:
+        unknown = sorted(set(names) - found - {"class_prior"})
+        if unknown:
+            raise ValueError(
+                f"var_names {unknown} are variables of no block of this {type(est).__name__}"
+            )
+        if "class_prior" not in names:
+            root = root.copy()
+            del root["posterior"]
+    return root
+
+
 # -- point estimates ---------------------------------------------------------------------------
 def point_estimate(est, estimate: str, var_names=None, features=None) -> xr.DataTree:
     """A point estimate of the model's parameters as a 1 × 1 DataTree.
@@ -151,18 +202,35 @@ def point_estimate(est, estimate: str, var_names=None, features=None) -> xr.Data
         the class prior honours ``class_prior=`` and ``fit_prior=False``.
     """
     est = final_estimator(est)  # a fitted Pipeline: its last step, named
-    fam = _family(est)
+    _family(est)  # a TypeError for a model of no bayesnb family, before the fit is checked
     check_fitted(est)
     check_estimate(estimate)
-    return fam.compose_point_estimate(est, estimate, var_names, features, _point_estimate)
+    return _point_estimate(est, estimate, var_names, features)
 
 
 def _point_estimate(est, estimate: str, var_names, features) -> xr.DataTree:
-    """:func:`point_estimate` of one model (``estimate`` checked already)."""
+    """:func:`point_estimate` of fitted ``est`` (``estimate`` checked already)."""
     fam = _family(est)
-    reason = fam.point_refusal(est, estimate)
-    if reason is not None:
-        raise ValueError(reason)
+    parts = fam.parts(est)
+    if parts:
+        names = _part_names(var_names)
+        _no_part_features(est, features)
+        view = with_estimate(est, estimate)
+        root = to_datatree(
+            est,
+            {"class_prior": np.exp(view.class_log_prior_)[None, None]},
+            estimate=estimate,
+            inference="bayesnb point estimate",
+        )
+        trees = {}
+        for name, part in parts:
+            try:
+                trees[name] = _point_estimate(part, estimate, None, None)
+            except ValueError as exc:
+                raise type(exc)(f"block {name!r}: {exc}") from exc
+        return _compose_tree(est, root, trees, names)
+    if estimate == "bayes" and fam.bayes_not_a_point is not None:
+        raise ValueError(fam.bayes_not_a_point)
     names = _check_var_names(var_names, fam.var_names)
     feat = _check_features(est, features)
     view = with_estimate(est, estimate)
@@ -197,17 +265,29 @@ def posterior_draws(
     thousands of small posteriors are drawn (simulation-based calibration).
     """
     est = final_estimator(est)  # a fitted Pipeline: its last step, named
-    fam, draws, chains = _check_draws(est, draws, chains)
-    return fam.compose_draws(
-        est, draws, chains, random_seed, var_names, features, max_bytes, _posterior_draws
-    )
+    _, draws, chains = _check_draws(est, draws, chains)
+    return _posterior_draws(est, draws, chains, random_seed, var_names, features, max_bytes)
 
 
 def _posterior_draws(
     est, draws: int, chains: int, random_seed, var_names, features, max_bytes
 ) -> dict[str, np.ndarray]:
-    """:func:`posterior_draws` of one model (``draws`` and ``chains`` checked already)."""
+    """:func:`posterior_draws` of fitted ``est`` (``draws`` and ``chains`` checked already)."""
     fam = _family(est)
+    parts = fam.parts(est)
+    if parts:
+        names = _part_names(var_names)
+        _no_part_features(est, features)
+        seeds = _part_seeds(random_seed, len(parts))
+        values: dict[str, np.ndarray] = {}
+        if names is None or "class_prior" in names:
+            values["class_prior"] = class_prior_draws(est, seeds[0], (chains, draws))
+        for (name, part), seed in zip(parts, seeds[1:], strict=True):
+            drawn = _posterior_draws(part, draws, chains, seed, None, None, max_bytes)
+            for var, arr in drawn.items():
+                if var != "class_prior" and (names is None or var in names):
+                    values[f"{name}/{var}"] = arr
+        return values
     names = _check_var_names(var_names, fam.var_names)
     feat = _check_features(est, features)
     what, cells, formula = fam.draw_cost(est, names, feat)
@@ -285,16 +365,31 @@ def sample_posterior(
         Group ``posterior`` only (no ``sample_stats``: there is no sampler state).
     """
     est = final_estimator(est)  # a fitted Pipeline: its last step, named
-    fam, draws, chains = _check_draws(est, draws, chains)
-    return fam.compose_sample_posterior(
-        est, draws, chains, random_seed, var_names, features, max_bytes, _sample_posterior
-    )
+    _, draws, chains = _check_draws(est, draws, chains)
+    return _sample_posterior(est, draws, chains, random_seed, var_names, features, max_bytes)
 
 
 def _sample_posterior(
     est, draws: int, chains: int, random_seed, var_names, features, max_bytes
 ) -> xr.DataTree:
-    """:func:`sample_posterior` of one model (``draws`` and ``chains`` checked already)."""
+    """:func:`sample_posterior` of fitted ``est`` (``draws`` and ``chains`` checked already)."""
+    parts = _family(est).parts(est)
+    if parts:
+        # The same values as posterior_draws: the same streams, each part's tree its own.
+        names = _part_names(var_names)
+        _no_part_features(est, features)
+        seeds = _part_seeds(random_seed, len(parts))
+        root = to_datatree(
+            est,
+            {"class_prior": class_prior_draws(est, seeds[0], (chains, draws))},
+            estimate="posterior",
+            inference="bayesnb exact conjugate",
+        )
+        trees = {
+            name: _sample_posterior(part, draws, chains, seed, None, None, max_bytes)
+            for (name, part), seed in zip(parts, seeds[1:], strict=True)
+        }
+        return _compose_tree(est, root, trees, names)
     values = _posterior_draws(est, draws, chains, random_seed, var_names, features, max_bytes)
     feat = _check_features(est, features)
     return to_datatree(
@@ -341,7 +436,7 @@ def posterior_summary(est, ci_prob: float = 0.89, features=None) -> xr.Dataset:
     est = final_estimator(est)  # a fitted Pipeline: its last step, named
     fam = _family(est)
     check_fitted(est)
-    reason = fam.summary_refusal(est)
+    reason = fam.summary_refusal
     if reason is not None:
         raise TypeError(reason)
     if not isinstance(ci_prob, float | int) or not 0 < ci_prob < 1:

@@ -233,7 +233,7 @@ def most_informative_features(
     out = pd.concat(frames, ignore_index=True)
     out.attrs = {
         "model": type(est).__name__,
-        "quantity": family.informative_quantity(est),
+        "quantity": family.informative_quantity,
         "ci_prob": float(ci_prob),
         "draws": int(draws),
         "random_seed": random_seed if isinstance(random_seed, int | None) else "generator",

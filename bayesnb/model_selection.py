@@ -64,7 +64,7 @@ class _Folds:
             self.parts = []
             for te in tests:
                 part = self.Xv[te]
-                stats = self.family.statistics(self.full, part, self.codes[te], self.w[te])
+                stats = self.full._statistics(part, self.codes[te], self.w[te])
                 self.parts.append((part, stats))
         statistics = None if self.parts is None else [stats for _, stats in self.parts]
         self.full._fit_arrays(self.Xv, self.codes, self.w, statistics)
@@ -90,7 +90,7 @@ class _Folds:
 
     def _downdated(self, train, test, Xtest, stats=None):
         if stats is None:
-            stats = self.family.statistics(self.full, Xtest, self.codes[test], self.w[test])
+            stats = self.full._statistics(Xtest, self.codes[test], self.w[test])
         documents = None
         if self.learns_loo:
             documents = (self.Xv[train], self.codes[train], self.w[train])
@@ -118,7 +118,7 @@ class _Folds:
         model = self._downdated(train, test, Xtest, stats)
         # As model.<method>(X[test]), without validating the rows again.
         prior = model.class_log_prior_
-        joint = self.family.log_likelihood(model, Xtest) + prior
+        joint = model._log_likelihood(Xtest) + prior
         prior = np.broadcast_to(prior, joint.shape)
         return _as_method(joint, prior, method, model.classes_, model._temperature())
 
@@ -303,7 +303,7 @@ def __getattr__(name: str):
 def _in_sample(folds: _Folds) -> np.ndarray:
     """log p(y_i | x_i, D) of every training document under the full fit (for p_loo)."""
     full = folds.full
-    joint = folds.family.log_likelihood(full, folds.Xv) + full.class_log_prior_
+    joint = full._log_likelihood(folds.Xv) + full.class_log_prior_
     joint = tempered(joint, full.class_log_prior_, full._temperature())
     joint = prior_fallback(joint, full.class_log_prior_)  # as predict scores impossible rows
     return label_log_likelihood(joint, folds.codes)

@@ -409,10 +409,10 @@ def test_cli_models_are_the_registry_families_with_their_report_configuration():
         assert type(est)._family == model
     # Data-dependent arguments: BernoulliNB takes the data set's binarize threshold.
     assert build_estimator("bernoulli", load_data("digits"), None).binarize == 8.0
-    assert families.get("poisson").cli_estimator("map").get_params()["alpha"] == "evidence"
+    assert build_estimator("poisson", None, "map").get_params()["alpha"] == "evidence"
     assert families.get("dcm").estimates == ("mle", "map", "mean")
     with pytest.raises(TypeError, match="ColumnwiseNB does not support the command line"):
-        families.get("columnwise").cli_estimator()
+        build_estimator("columnwise", None)
 
 
 def test_console_script_errors_cleanly():

@@ -22,6 +22,7 @@ from sklearn.preprocessing import FunctionTransformer
 
 import bayesnb
 from bayesnb import GDA, BernoulliNB, CategoricalNB, ColumnwiseNB, MultinomialNB
+from bayesnb.draws import posterior_summary
 from bayesnb.evidence import class_log_evidence, feature_log_evidence
 from tests.missing_helpers import quiet, sparse_nan
 
@@ -89,6 +90,20 @@ def test_one_block_equals_the_block_model(kind, estimate):
     assert "class_prior" not in block  # the class prior is shared, at the root
     for var in block.data_vars:
         np.testing.assert_allclose(block[var].values, ref["posterior"][var].values, rtol=1e-12)
+
+
+def test_a_summary_is_per_block_and_features_are_chosen_per_block():
+    X, y = _data()
+    make, cols = BLOCKS["bernoulli"]
+    model = ColumnwiseNB([("b", make("mean"), cols)]).fit(X, y)
+    with pytest.raises(TypeError, match=r"summarise each block, posterior_summary\(est"):
+        posterior_summary(model)
+    with pytest.raises(ValueError, match=r"for a ColumnwiseNB select them per block"):
+        model.sample_posterior(draws=2, features=[0])
+    with pytest.raises(ValueError, match=r"var_names \['nope'\] are variables of no block"):
+        model.point_estimate("mean", var_names=["nope"])
+    alone = posterior_summary(model.named_estimators_["b"])
+    assert "feature_prob" in alone  # each block summarises its own parameters
 
 
 @pytest.mark.parametrize(

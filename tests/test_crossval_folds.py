@@ -122,7 +122,7 @@ def test_declines_where_the_table_is_not_smoothed_or_not_a_table(est):
         warnings.simplefilter("ignore")
         full, te = _fold(est, X, y, w)
         family = family_of(full)
-        stats = family.statistics(full, X[te], y[te], w[te])
+        stats = full._statistics(X[te], y[te], w[te])
         assert family.fold_joint_log_proba(full, stats, X[te]) is None
         # ... and cross_val_predict still equals the refits through the downdated copy.
         ours = cross_val_predict(est, X, y, cv=KFold(4), method="predict_log_proba")
@@ -139,7 +139,7 @@ def test_fold_paths_leave_the_full_fit_untouched(est):
     family = family_of(full)
     before = {k: np.array(v, copy=True) for k, v in vars(full).items() if isinstance(v, np.ndarray)}
     proba = full.predict_proba(X)
-    stats = family.statistics(full, X[te], y[te], w[te])
+    stats = full._statistics(X[te], y[te], w[te])
     family.fold_joint_log_proba(full, stats, X[te])
     model = family.downdated(full, stats)
     assert not np.array_equal(model.feature_count_, full.feature_count_)

@@ -26,7 +26,7 @@ def _fold_and_refit(est, X, y, train, test):
     family = family_of(full)
     codes = np.searchsorted(full.classes_, y)
     model = copy.deepcopy(full)
-    family.subtract(model, family.statistics(model, X[test], codes[test], np.ones(test.size)))
+    family.subtract(model, model._statistics(X[test], codes[test], np.ones(test.size)))
     return full, model, DirichletCompoundNB(**est.get_params()).fit(X[train], y[train])
 
 

@@ -38,7 +38,7 @@ def test_defaults_refuse_naming_the_model_and_the_capability(method, args, what)
 def test_generic_defaults():
     family = _Bare()
     assert np.isnan(family.n_feature_parameters(object()))
-    assert family.informative_quantity(object()) == "log probability ratio"
+    assert family.informative_quantity == "log probability ratio"
     assert family.informative_refusal is None
 
 
@@ -47,7 +47,7 @@ def test_informative_support_comes_from_the_registry():
     rng = np.random.default_rng(0)
     X, y = rng.poisson(1.0, (30, 4)), np.arange(30) % 3
     est = bnb.PoissonNB().fit(X, y)
-    assert family_of(est).informative_quantity(est) == "log rate ratio"
+    assert family_of(est).informative_quantity == "log rate ratio"
     assert most_informative_features(est, n=2, draws=100).attrs["quantity"] == "log rate ratio"
     with pytest.raises(TypeError, match="does not support DirichletCompoundNB; it supports fitted"):
         most_informative_features(bnb.DirichletCompoundNB().fit(X, y))

@@ -81,7 +81,7 @@ def test_subtract_each_fold_equals_refit(cov, estimate, prior):
     for train, test in KFold(4, shuffle=True, random_state=0).split(X):
         est = copy.deepcopy(full)
         Xf, yf = est._check_input(X[test], y[test], reset=False)
-        fam.subtract(est, fam.statistics(est, Xf, yf, w[test]))
+        fam.subtract(est, est._statistics(Xf, yf, w[test]))
         refit = GDA(**params).fit(X[train], y[train], sample_weight=w[train])
         _close(est.predict_joint_log_proba(X[test]), refit.predict_joint_log_proba(X[test]))
         _close(est.predict_log_proba(X[test]), refit.predict_log_proba(X[test]))
@@ -101,7 +101,7 @@ def test_subtract_moves_the_default_prior():
     full = GDA().fit(X, y)
     fam = family_of(full)
     est = copy.deepcopy(full)
-    fam.subtract(est, fam.statistics(est, X[:5], y[:5], np.ones(5)))
+    fam.subtract(est, est._statistics(X[:5], y[:5], np.ones(5)))
     refit = GDA().fit(X[5:], y[5:])
     assert np.abs(full.posterior_.prior.mu0 - refit.posterior_.prior.mu0).max() > 3.0
     np.testing.assert_allclose(est.posterior_.prior.mu0, refit.posterior_.prior.mu0, rtol=1e-13)
@@ -119,7 +119,7 @@ def test_class_left_with_one_document(cov, estimate):
     test = np.array([0, 13, 24, 25, 26])  # three of class 2's four documents
     train = np.setdiff1d(np.arange(y.size), test)
     est = copy.deepcopy(full)
-    stats = fam.statistics(est, X[test], y[test], w[test])
+    stats = est._statistics(X[test], y[test], w[test])
     singular = estimate == "mle" and cov != "shared"
     if singular:
         with pytest.raises(ValueError, match="singular"):

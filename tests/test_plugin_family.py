@@ -85,3 +85,26 @@ def test_save_load_and_compare(registered, data, tmp_path):
 
 def test_check_family_passes_for_the_plugin(registered):
     check_family(ExponentialNB())  # the PyMC relation included
+
+
+def test_the_report_reads_the_plugin_with_defaults_until_it_registers_its_own(
+    registered, monkeypatch
+):
+    from bayesnb.report import data as report_data
+    from bayesnb.report import extension
+
+    plain = extension.report_of("exponential")  # registered none: the defaults
+    # Whatever is registered as "exponential" below is removed afterwards.
+    monkeypatch.setitem(extension._REPORTS, "exponential", plain)
+    assert (plain.name, plain.continuous, plain.tokens, plain.sections) == (
+        "exponential", False, False, ()
+    )  # fmt: skip
+    assert "exponential" in report_data.report_models()
+    assert report_data.default_estimator("exponential").get_params() == ExponentialNB().get_params()
+    with pytest.raises(TypeError, match="ExponentialNB does not support the class-feature"):
+        plain.class_feature_information(None)
+    extension.register(
+        "exponential", extension.FamilyReport(continuous=True, default_params=(("alpha", 3.0),))
+    )
+    assert extension.report_of("exponential").continuous
+    assert report_data.default_estimator("exponential").alpha == 3.0

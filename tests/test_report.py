@@ -427,21 +427,21 @@ def test_report_renders_in_headless_chromium(built, tmp_path):
 
 # -- the family protocol: model list, family sections ------------------------------------------
 def test_model_list_and_defaults_come_from_the_registry():
-    from bayesnb import families
     from bayesnb.report.data import default_estimator, report_models
+    from bayesnb.report.extension import report_of
 
     # Every registered family with a default estimator; ColumnwiseNB has none (its blocks).
     assert report_models() == (
         "bernoulli", "multinomial", "categorical", "poisson", "dcm", "gda"
     )  # fmt: skip
     with pytest.raises(TypeError, match="ColumnwiseNB does not support a default estimator"):
-        families.get("columnwise").default_estimator()
+        report_of("columnwise").default_estimator()
     d = _digits(60)
     assert default_estimator("bernoulli", d).binarize == 8.0  # the data's threshold
     assert default_estimator("poisson", d).alpha == "evidence"
     assert type(default_estimator("dcm", d)) is bnb.DirichletCompoundNB
-    assert Study(d, "gda").family.report_continuous
-    assert not Study(d, "multinomial").family.report_continuous
+    assert Study(d, "gda").report.continuous
+    assert not Study(d, "multinomial").report.continuous
     with pytest.raises(ValueError, match="model must be one of"):
         default_estimator("columnwise", d)
 

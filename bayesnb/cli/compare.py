@@ -233,7 +233,7 @@ def run(args) -> int:
             if splitter is not None:
                 # All documents, standardised as the split is (here by the moments of all).
                 X = data.X
-                if study.family.report_continuous:
+                if study.report.continuous:
                     from sklearn.preprocessing import StandardScaler
 
                     X = StandardScaler().fit_transform(X)

@@ -68,7 +68,13 @@ def map_params(model: str) -> dict:
 def build_estimator(model: str, data, estimate: str | None = "mean", alpha=None):
     """The default configuration of ``model`` with ``estimate`` (None: the model's own)."""
     family = cli_family(model)
-    est = family.cli_estimator(estimate, data=data)
+    if not family.cli:
+        raise family.unsupported("the command line (bayesnb fit/compare/report)")
+    from bayesnb.report.data import default_estimator  # the report's configuration of MODEL
+
+    est = default_estimator(model, data)
+    if estimate is not None:
+        est.set_params(estimate=estimate)
     estimate = est.estimate
     if alpha is not None:
         if family.cli_no_alpha is not None:

@@ -216,8 +216,8 @@ def per_document(est, X, codes: np.ndarray, weights: np.ndarray, rows=None) -> n
     for r, i in enumerate(rows):
         model = copy.deepcopy(base)
         one = slice(int(i), int(i) + 1)
-        family.subtract(model, family.statistics(model, X[one], codes[one], weights[one]))
-        out[r] = family.log_likelihood(model, X[one])[0]
+        family.subtract(model, model._statistics(X[one], codes[one], weights[one]))
+        out[r] = model._log_likelihood(X[one])[0]
     if rows.size:
         out += prior  # the class prior as a refit sees it (a lone document's class is gone)
     return out

@@ -1,10 +1,13 @@
-"""Report methods shared by the discrete event models (Bernoulli, multinomial, categorical)."""
+"""The class–feature mutual information of the discrete event models (Bernoulli, multinomial,
+categorical), which their report registrations give the sampler check."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
-__all__ = ["_DiscreteReport", "posterior_mean_tables"]
+__all__ = ["class_feature_information", "posterior_mean_tables"]
 
 
 def posterior_mean_tables(est) -> tuple[np.ndarray, np.ndarray]:
@@ -14,21 +17,15 @@ def posterior_mean_tables(est) -> tuple[np.ndarray, np.ndarray]:
     return post["class_prior"].values[0, 0], post["feature_prob"].values[0, 0]
 
 
-class _DiscreteReport:
-    """The class–feature mutual information from the posterior-mean tables.
+def class_feature_information(est, terms: Callable) -> np.ndarray:
+    """Class-specific mutual-information contributions I_cj, shape (K, V).
 
-    A family gives ``_information_terms(pi, theta)``: the per-(class, feature) summand of
-    Σ_x θ log(θ / θ̄) over the values x of its features.
+    ``terms(pi, theta)`` is the family's per-(class, feature) summand of Σ_x θ log(θ / θ̄)
+    over the values x of its features. Σ_c I_cj is the mutual information between the class
+    and feature j (for the multinomial model: between the class and a token being word j),
+    under the posterior mean.
     """
-
-    def class_feature_information(self, est) -> np.ndarray:
-        """Class-specific mutual-information contributions I_cj, shape (K, V).
-
-        Σ_c I_cj is the mutual information between the class and feature j (for the
-        multinomial model: between the class and a token being word j), under the posterior
-        mean.
-        """
-        pi, theta = posterior_mean_tables(est)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            terms = self._information_terms(pi, theta)
-        return pi[:, None] * np.nan_to_num(terms)
+    pi, theta = posterior_mean_tables(est)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = terms(pi, theta)
+    return pi[:, None] * np.nan_to_num(values)

@@ -5,7 +5,10 @@ A :class:`Family` is a stateless object (one per family, in the registry of
 parameters and the sufficient statistics) as its first argument, as PyMC's generic functions
 take the variable they are registered for. Generic modules call these methods and never ask
 which model they hold; a family implements them in its folder, one capability module each
-(``sampling``, ``storage``, ``evidence``, ``pymc``, ``report``), combined in ``family.py``.
+(``sampling``, ``storage``, ``evidence``, ``pymc``, ``crossval``), combined in ``family.py``.
+Fit-time work goes through the estimator's own hooks (``_statistics``, ``_merge_statistics``,
+``_log_likelihood``), not through the family; how the report reads a family is registered
+with :mod:`bayesnb.report.extension`, not here.
 
 A method the family cannot provide raises :class:`Unsupported` (a TypeError) saying so: the
 DCM, for instance, has no closed-form predictive. This module imports only numpy, so every
@@ -19,11 +22,17 @@ from typing import ClassVar
 
 import numpy as np
 
-__all__ = ["Family", "Unsupported"]
+__all__ = ["Family", "Unsupported", "per_class"]
 
 
 class Unsupported(TypeError):
     """A family does not provide a capability (the message names the family and what)."""
+
+
+def per_class(est, values, fmt: str = ",.0f") -> str:
+    """``"a: 1, b: 2"``: one value per class of ``est`` (for ``Family.inspect_statistics``)."""
+    values = np.asarray(values, dtype=np.float64).ravel()
+    return ", ".join(f"{c}: {v:{fmt}}" for c, v in zip(est.classes_, values, strict=True))
 
 
 class Family:
@@ -48,23 +57,6 @@ class Family:
     def __repr__(self) -> str:
         return f"<bayesnb family {self.name!r}>"
 
-    # -- fitting: the estimator's hooks (in the family's estimator.py) do the work ------------
-    def statistics(self, est, X, codes: np.ndarray, weights) -> dict:
-        """The sufficient statistics of one validated batch, without changing ``est``."""
-        return est._statistics(X, codes, weights)
-
-    def merge(self, est, stats: dict) -> None:
-        """Add a batch's statistics to the fitted ones (statistics are sums)."""
-        est._merge_statistics(stats)
-
-    def posterior(self, est):
-        """The conjugate posterior (prior hyperparameters + statistics) of the features."""
-        return est.posterior_
-
-    def log_likelihood(self, est, X) -> np.ndarray:
-        """Per-class log-likelihood (n, K) of validated X under ``est.estimate``."""
-        return est._log_likelihood(X)
-
     # -- draws and generation (bayesnb.draws, bayesnb.generate) -------------------------------
     #: The posterior variables of the layout, in order, ``"class_prior"`` first (empty for a
     #: composite, whose variables are its blocks').
@@ -73,10 +65,6 @@ class Family:
     #: Why ``estimate="bayes"`` (the posterior predictive) is no point of the parameters, for
     #: a family whose predictive no single parameter value reproduces (None: it is a point).
     bayes_not_a_point: ClassVar[str | None] = None
-
-    def point_refusal(self, est, estimate: str) -> str | None:
-        """Why ``estimate`` is no point of the parameters (None: it is one)."""
-        return self.bayes_not_a_point if estimate == "bayes" else None
 
     def point_values(self, est, view, names: list[str], features) -> dict[str, np.ndarray]:
         """Point values (class, ...) of ``names`` but the class prior, read from ``view``."""
@@ -96,9 +84,8 @@ class Family:
         """Exact draws (*shape, ...) of ``names`` but the class prior; ``aux_rng``: 2nd stream."""
         raise self.unsupported("exact posterior draws")
 
-    def summary_refusal(self, est) -> str | None:
-        """Why ``est`` has no one-Dataset closed-form summary (None: it has one)."""
-        return None
+    #: Why the family has no one-Dataset closed-form summary (None: it has one).
+    summary_refusal: ClassVar[str | None] = None
 
     def posterior_summary(self, est, ci_prob: float, features) -> tuple[dict, dict]:
         """Closed-form (summary, ...) variables but the class prior, and the coords they add."""
@@ -114,23 +101,10 @@ class Family:
             "replicate_documents (it needs a DCM or multinomial model: documents of given lengths)"
         )
 
-    # A composite (a model of blocks) assembles each whole result from its blocks'; ``single``
-    # is the generic one-model function, which the default simply calls.
-    def compose_point_estimate(self, est, estimate: str, var_names, features, single):
-        """The point-estimate DataTree: ``single(est, estimate, var_names, features)``."""
-        return single(est, estimate, var_names, features)
-
-    def compose_draws(
-        self, est, draws: int, chains: int, random_seed, var_names, features, max_bytes, single
-    ) -> dict[str, np.ndarray]:
-        """The exact draws ``name -> (chain, draw, ...)``: ``single(est, draws, chains, ...)``."""
-        return single(est, draws, chains, random_seed, var_names, features, max_bytes)
-
-    def compose_sample_posterior(
-        self, est, draws: int, chains: int, random_seed, var_names, features, max_bytes, single
-    ):
-        """The exact-draws DataTree: ``single(est, draws, chains, ...)``."""
-        return single(est, draws, chains, random_seed, var_names, features, max_bytes)
+    def parts(self, est) -> list[tuple[str, object]]:
+        """The fitted sub-models ``(name, estimator)`` of a composite under its one class
+        prior, whose results the generic modules assemble (none: a plain model)."""
+        return []
 
     # -- model files (bayesnb.io) ------------------------------------------------------------
     # Saving: ``out`` is the file being written (``out.encode(value)`` JSON data, ``out.tree``
@@ -214,9 +188,8 @@ class Family:
         """Exact posterior draws of the log-parameter of class ``c`` at ``cols``: (size, n)."""
         raise self.unsupported("most_informative_features")
 
-    def informative_quantity(self, est) -> str:
-        """What the ranked log-ratio compares (the ``quantity`` of the result's attrs)."""
-        return "log probability ratio"
+    #: What the ranked log-ratio compares (the ``quantity`` of the result's attrs).
+    informative_quantity: ClassVar[str] = "log probability ratio"
 
     def n_feature_parameters(self, est) -> float:
         """Free parameters of the fitted feature model (NaN when unknown), for compare."""
@@ -224,10 +197,10 @@ class Family:
 
     # -- exact cross-validation (bayesnb.model_selection) ------------------------------------
     # (for cross_val_predict, elpd_loo and alpha="loo")
-    # ``stats`` is ``statistics(est, X_batch, codes, weights)`` of documents est was fitted on;
+    # ``stats`` is ``est._statistics(X_batch, codes, weights)`` of documents est was fitted on;
     # X is validated for est (as fit counted it), codes index est.classes_, weights float64.
     def subtract(self, est, stats: dict, documents=None) -> None:
-        """Remove a batch's statistics (the inverse of merge: as if fitted without them).
+        """Remove a batch's statistics (the inverse of ``est._merge_statistics``: as if unseen).
 
         ``documents``: the remaining documents' validated ``(X, codes, weights)`` for values
         learned from the documents themselves (``alpha="loo"``), or None.
@@ -290,60 +263,6 @@ class Family:
         """The sub-models ``(name, estimator, ModelSpec)`` of a composite's ``spec`` (none)."""
         return []
 
-    # -- report studies (bayesnb.report) -----------------------------------------------------
-    #: The report standardises the features with their training moments (continuous
-    #: measurements) instead of reading them as counts.
-    report_continuous: ClassVar[bool] = False
-    #: The class model treats the features as independent given the class (naive Bayes);
-    #: the report names that as the cause of over-confident probabilities.
-    report_naive: ClassVar[bool] = True
-    #: Documents are token counts, one word distribution per class over the V features: the
-    #: MLE divides by token totals (not documents), add-one smooths over V categories (not
-    #: 2), and the posterior predictive check compares distinct words per token.
-    report_tokens: ClassVar[bool] = False
-    #: Name of the full-Bayes posterior predictive quoted by the estimates reading (None:
-    #: the reading does not discuss it).
-    report_predictive: ClassVar[str | None] = None
-    #: Generic report sections the family feeds, with its preference among the families that
-    #: do (lower first): ``"parameters"`` (forest, shrinkage, smoothing, informative
-    #: features), ``"nuts"`` (the sampler check), ``"ppc"`` (posterior predictive check).
-    report_ranks: ClassVar[dict[str, int]] = {}
-
-    #: Constructor arguments of the family's default estimator, as (parameter, value) pairs.
-    default_params: ClassVar[tuple[tuple[str, object], ...]] = ()
-    #: Constructor arguments read from the data set, as (parameter, Dataset attribute) pairs.
-    default_data_params: ClassVar[tuple[tuple[str, str], ...]] = ()
-
-    def default_estimator(self, data=None):
-        """The estimator the CLI and reports build for this family (``data``: its data set).
-
-        ``data`` (a :class:`bayesnb.report.Dataset`, or anything with the attributes named in
-        :attr:`default_data_params`) supplies data-dependent arguments such as BernoulliNB's
-        ``binarize`` threshold; without it the estimator's defaults stand.
-        """
-        if self.estimator is None:
-            raise self.unsupported("a default estimator")
-        params = dict(self.default_params)
-        if data is not None:
-            params.update((p, getattr(data, a)) for p, a in self.default_data_params)
-        return self.estimator(**params)
-
-    def report_partners(self, est) -> dict:
-        """Unfitted discriminative models shown beside the estimates of ``est``, by row name."""
-        return {}
-
-    def report_observed(self, est, X):
-        """Training documents ``X`` as the configured ``est`` sees them (for the PPC)."""
-        return X
-
-    def class_feature_information(self, est) -> np.ndarray:
-        """Class-specific terms I_cj (K, V) of the class–feature mutual information."""
-        raise self.unsupported("the class-feature mutual information")
-
-    def report_studies(self) -> list:
-        """The family's own report sections (``bayesnb.report.extension.FamilySection``)."""
-        return []
-
     # -- the contract suite (bayesnb.testing.check_family) -----------------------------------
     def example_data(self, est, n: int, rng: np.random.Generator) -> tuple:
         """Small random training data ``(X, y)`` of the family's input domain, 3 classes."""
@@ -373,15 +292,6 @@ class Family:
     #: and streamed fits refuse a sign-alternating HashingVectorizer before reading any data.
     counts: ClassVar[bool] = False
 
-    def cli_estimator(self, estimate: str | None = None, data=None):
-        """The estimator ``bayesnb fit/compare MODEL[:estimate]`` builds: the default one."""
-        if not self.cli:
-            raise self.unsupported("the command line (bayesnb fit/compare/report)")
-        est = self.default_estimator(data)
-        if estimate is not None:
-            est.set_params(estimate=estimate)
-        return est
-
     def setup_columns(self, est, X) -> None:
         """Lay ``est`` out for X's columns without reading X (its ``classes_`` and
         ``n_features_in_`` set), before statistics are counted and merged chunk by chunk.
@@ -395,13 +305,7 @@ class Family:
     def inspect_statistics(self, est) -> list[tuple[str, str]]:
         """The training statistics ``bayesnb inspect`` prints, as (what, value) lines."""
         counts = np.asarray(est.class_count_, dtype=np.float64)
-        return [("documents", f"{counts.sum():,.0f} ({self.per_class(est, counts)})")]
-
-    @staticmethod
-    def per_class(est, values, fmt: str = ",.0f") -> str:
-        """``"a: 1, b: 2"``: one value per class of ``est`` (for :meth:`inspect_statistics`)."""
-        values = np.asarray(values, dtype=np.float64).ravel()
-        return ", ".join(f"{c}: {v:{fmt}}" for c, v in zip(est.classes_, values, strict=True))
+        return [("documents", f"{counts.sum():,.0f} ({per_class(est, counts)})")]
 
     # -- new text onto the model's columns (bayesnb cli predict) ----------------------------
     def unseen_column(self, est):

@@ -2,7 +2,7 @@
 
 The plan (the sections of :mod:`bayesnb.report`) is fixed when the builder is made: every
 study gets its estimates; the study whose family ranks a generic section first feeds it
-(:attr:`bayesnb.families.Family.report_ranks`: parameters, NUTS, posterior predictive), never
+(:attr:`bayesnb.report.extension.FamilyReport.ranks`: parameters, NUTS, posterior predictive), never
 a model test here; the families' own sections (:mod:`bayesnb.report.extension`) follow, in
 registry order. :meth:`ReportBuilder.run` computes the steps, lays the results out
 (:mod:`bayesnb.report.layout`) and writes ``index.html`` with its figures.
@@ -56,10 +56,10 @@ def _settings(quick: bool) -> dict:
 def _pick(studies: Sequence[Study], section: str, prefer_text: bool = True):
     """The study whose family ranks ``section`` first (text data first), or None."""
     ranked = sorted(
-        (s for s in studies if section in s.family.report_ranks),
+        (s for s in studies if section in s.report.ranks),
         key=lambda s: (
             not (prefer_text and s.data.kind == "text"),
-            s.family.report_ranks[section],
+            s.report.ranks[section],
         ),
     )
     return ranked[0] if ranked else None
@@ -192,7 +192,7 @@ class ReportBuilder:
                     )
                 )
         for d in datasets:
-            same = [s for s in self.studies if s.data is d and not s.family.report_continuous]
+            same = [s for s in self.studies if s.data is d and not s.report.continuous]
             ppc = _pick(same, "ppc")
             if ppc is not None:
                 add(

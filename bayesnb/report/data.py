@@ -20,6 +20,7 @@ from sklearn.model_selection import train_test_split
 from bayesnb import families
 from bayesnb.families._protocol import Unsupported
 from bayesnb.pipeline import final_estimator
+from bayesnb.report.extension import FamilyReport, report_of
 
 __all__ = [
     "KINDS",
@@ -39,7 +40,7 @@ def report_models() -> tuple[str, ...]:
     out = []
     for name in families.names():
         try:
-            families.get(name).default_estimator()
+            report_of(name).default_estimator()
         except Unsupported:  # e.g. ColumnwiseNB: its blocks are the user's choice
             continue
         out.append(name)
@@ -156,18 +157,19 @@ class Dataset:
         return self.kind in ("counts", "text")
 
 
-def default_estimator(model: str, data: Dataset):
+def default_estimator(model: str, data: Dataset | None = None):
     """The configuration a study uses when none is given: the family's default estimator.
 
-    That is :meth:`bayesnb.families.Family.default_estimator` (α = 1 everywhere but where
-    the family says otherwise, e.g. PoissonNB learns its Gamma shape from the evidence), with
-    the data's threshold for a model that binarises its input. GDA is wrapped in nothing:
-    the report standardises continuous features itself.
+    That is :meth:`bayesnb.report.extension.FamilyReport.default_estimator` (α = 1 everywhere
+    but where the family says otherwise, e.g. PoissonNB learns its Gamma shape from the
+    evidence), with the data's threshold for a model that binarises its input (without
+    ``data``, the estimator's own). GDA is wrapped in nothing: the report standardises
+    continuous features itself.
     """
     models = report_models()
     if model not in models:
         raise ValueError(f"model must be one of {models}, got {model!r}")
-    return families.get(model).default_estimator(data)
+    return report_of(model).default_estimator(data)
 
 
 @dataclass
@@ -213,6 +215,11 @@ class Study:
     def family(self) -> families.Family:
         """The :class:`~bayesnb.families.Family` of the study's model."""
         return families.get(self.model)
+
+    @property
+    def report(self) -> FamilyReport:
+        """How the report reads the study's family (:func:`~bayesnb.report.extension.report_of`)."""
+        return report_of(self.model)
 
     def configured(self, **params):
         """An unfitted clone of the study's configuration with ``params`` changed."""

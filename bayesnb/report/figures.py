@@ -250,8 +250,7 @@ def plot_deleted_estimation(result: S.SmoothingResult) -> bytes:
             "s-",
             ms=4,
             color=COLORS["laplace"],
-            label="add-one: (r + 1)·N/(N + "
-            + ("V)" if result.study.family.report_tokens else "2)"),
+            label="add-one: (r + 1)·N/(N + " + ("V)" if result.study.report.tokens else "2)"),
         )
         ax.plot(
             x,
@@ -344,15 +343,13 @@ def plot_ppc(result: S.PPCResult) -> bytes:
             label="generated",
         )
         ax.set_xlabel(
-            f"{doc} length"
-            if result.study.family.report_tokens
-            else f"present {feature}s per {doc}"
+            f"{doc} length" if result.study.report.tokens else f"present {feature}s per {doc}"
         )
         ax.set_ylabel(f"{doc}s")
         ax.set_title("Length")
         ax.legend(frameon=False)
         ax = axes[1]
-        if result.study.family.report_tokens:
+        if result.study.report.tokens:
             for name, L, D in (
                 ("real", result.real_length, result.real_distinct),
                 ("generated", result.gen_length, result.gen_distinct),

@@ -262,7 +262,7 @@ def overview(self) -> Section:
         row["accuracy (best)"] = t.loc[best, "accuracy"]
         rows.append(row)
         best_bayes += "bayes" in tied
-        if x.study.family.report_naive and "bayes" in x.proba:
+        if x.study.report.naive and "bayes" in x.proba:
             k, acc = S.overconfidence(x.y_test, x.proba["bayes"], x.classes)
             if k:
                 over.append((x.study.label, k, len(x.y_test), acc))

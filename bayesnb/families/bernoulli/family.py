@@ -6,11 +6,11 @@ import numpy as np
 
 from bayesnb.families import Family, register
 from bayesnb.families._examples import binary_data
+from bayesnb.families._protocol import per_class
 from bayesnb.families.bernoulli.crossval import BernoulliCrossval
 from bayesnb.families.bernoulli.estimator import BernoulliNB
 from bayesnb.families.bernoulli.evidence import BernoulliEvidence
 from bayesnb.families.bernoulli.pymc import BernoulliPyMC
-from bayesnb.families.bernoulli.report import BernoulliReport
 from bayesnb.families.bernoulli.sampling import BernoulliSampling
 from bayesnb.families.bernoulli.storage import BernoulliStorage
 
@@ -23,7 +23,6 @@ class BernoulliFamily(
     BernoulliStorage,
     BernoulliEvidence,
     BernoulliPyMC,
-    BernoulliReport,
     Family,
 ):
     """The bernoulli family: :class:`~bayesnb.families.Family` for :class:`BernoulliNB`."""
@@ -33,7 +32,6 @@ class BernoulliFamily(
 
     # command line, scale-out
     cli = True
-    default_data_params = (("binarize", "binarize"),)  # the data set's on/off threshold
     counts = True
 
     def example_data(self, est, n, rng):
@@ -46,7 +44,7 @@ class BernoulliFamily(
         present = est.feature_count_.sum(axis=1) / np.maximum(est.class_count_, 1e-300)
         return [
             *super().inspect_statistics(est),
-            ("features present per document", self.per_class(est, present, ",.1f")),
+            ("features present per document", per_class(est, present, ",.1f")),
         ]
 
 

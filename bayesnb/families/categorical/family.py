@@ -10,7 +10,6 @@ from bayesnb.families.categorical.crossval import CategoricalCrossval
 from bayesnb.families.categorical.estimator import CategoricalNB
 from bayesnb.families.categorical.evidence import CategoricalEvidence
 from bayesnb.families.categorical.pymc import CategoricalPyMC
-from bayesnb.families.categorical.report import CategoricalReport
 from bayesnb.families.categorical.sampling import CategoricalSampling
 from bayesnb.families.categorical.storage import CategoricalStorage
 
@@ -23,7 +22,6 @@ class CategoricalFamily(
     CategoricalStorage,
     CategoricalEvidence,
     CategoricalPyMC,
-    CategoricalReport,
     Family,
 ):
     """The categorical family: :class:`~bayesnb.families.Family` for :class:`CategoricalNB`."""

@@ -1,22 +1,26 @@
-"""CategoricalNB family methods: report studies."""
+"""How the report reads CategoricalNB (registered with :mod:`bayesnb.report.extension`)."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from functools import partial
 
 import numpy as np
 
-from bayesnb.families._discrete_report import _DiscreteReport
+from bayesnb.families._discrete_report import class_feature_information
+from bayesnb.report.extension import FamilyReport, register
 
-__all__ = ["CategoricalReport"]
+__all__ = ["REPORT"]
 
 
-class CategoricalReport(_DiscreteReport):
-    """Family methods of CategoricalNB for report; see :class:`bayesnb.families.Family`."""
+def _information_terms(pi, theta):
+    bar = np.einsum("c,cjv->jv", pi, theta)
+    return np.nansum(theta * np.log(theta / bar), axis=-1)
 
-    report_ranks: ClassVar[dict[str, int]] = {"nuts": 2}
 
-    @staticmethod
-    def _information_terms(pi, theta):
-        bar = np.einsum("c,cjv->jv", pi, theta)
-        return np.nansum(theta * np.log(theta / bar), axis=-1)
+REPORT = register(
+    "categorical",
+    FamilyReport(
+        ranks={"nuts": 2},
+        information=partial(class_feature_information, terms=_information_terms),
+    ),
+)

@@ -12,10 +12,10 @@ bayesnb estimator (:class:`~bayesnb.MultinomialNB`, :class:`~bayesnb.BernoulliNB
 ``_statistics`` / ``_merge_statistics`` hooks, so ``partial_fit`` and the closed forms stay
 exact. Since the posterior factorises into the class prior and one posterior per block, the
 evidence, the point estimates, the exact draws and the PyMC declaration compose from the
-blocks (:mod:`bayesnb.evidence`, :mod:`bayesnb.draws`, :mod:`bayesnb.loo`, :mod:`bayesnb.io`,
-:mod:`bayesnb.pymc_models` branch on ``_family == "columnwise"`` and recurse into the
-blocks). R's ``naivebayes::naive_bayes()`` does the same for the columns of a data frame;
-scikit-learn's unmerged PR #22574 proposed the same ``(name, estimator, columns)`` spec.
+blocks (the columnwise family asks each block's family; :mod:`bayesnb.draws` assembles the
+blocks its family names as parts). R's ``naivebayes::naive_bayes()`` does the same for the
+columns of a data frame; scikit-learn's unmerged PR #22574 proposed the same ``(name,
+estimator, columns)`` spec.
 """
 
 from __future__ import annotations

@@ -9,7 +9,6 @@ from bayesnb.families.columnwise.crossval import ColumnwiseCrossval
 from bayesnb.families.columnwise.estimator import ColumnwiseNB
 from bayesnb.families.columnwise.evidence import ColumnwiseEvidence
 from bayesnb.families.columnwise.pymc import ColumnwisePyMC
-from bayesnb.families.columnwise.report import ColumnwiseReport
 from bayesnb.families.columnwise.sampling import ColumnwiseSampling
 from bayesnb.families.columnwise.storage import ColumnwiseStorage
 
@@ -22,7 +21,6 @@ class ColumnwiseFamily(
     ColumnwiseStorage,
     ColumnwiseEvidence,
     ColumnwisePyMC,
-    ColumnwiseReport,
     Family,
 ):
     """The columnwise family: :class:`~bayesnb.families.Family` for :class:`ColumnwiseNB`."""

@@ -1,13 +1,10 @@
-"""ColumnwiseNB family methods: report studies."""
+"""How the report reads ColumnwiseNB (registered with :mod:`bayesnb.report.extension`)."""
 
 from __future__ import annotations
 
-__all__ = ["ColumnwiseReport"]
+from bayesnb.report.extension import FamilyReport, register
 
+__all__ = ["REPORT"]
 
-class ColumnwiseReport:
-    """Family methods of ColumnwiseNB for report; see :class:`bayesnb.families.Family`."""
-
-    def default_estimator(self, data=None):
-        """None: a ColumnwiseNB is its blocks, which only the user can choose."""
-        raise self.unsupported("a default estimator (its blocks are the user's choice)")
+# No default estimator: a ColumnwiseNB is its blocks, which only the user can choose.
+REPORT = register("columnwise", FamilyReport(no_default="its blocks are the user's choice"))

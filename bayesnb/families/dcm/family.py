@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from bayesnb.families import Family, register
 from bayesnb.families._examples import count_data
+from bayesnb.families._protocol import per_class
 from bayesnb.families.dcm.crossval import DCMCrossval
 from bayesnb.families.dcm.estimator import DCM_ESTIMATES, DirichletCompoundNB
 from bayesnb.families.dcm.evidence import DCMEvidence
 from bayesnb.families.dcm.pymc import DCMPyMC
-from bayesnb.families.dcm.report import DCMReport
 from bayesnb.families.dcm.sampling import DCMSampling
 from bayesnb.families.dcm.storage import DCMStorage
 
@@ -21,7 +21,6 @@ class DCMFamily(
     DCMStorage,
     DCMEvidence,
     DCMPyMC,
-    DCMReport,
     Family,
 ):
     """The dcm family: :class:`~bayesnb.families.Family` for :class:`DirichletCompoundNB`."""
@@ -45,8 +44,8 @@ class DCMFamily(
         counts = est.feature_count_
         return [
             *super().inspect_statistics(est),
-            ("tokens", f"{counts.sum():,.0f} ({self.per_class(est, counts.sum(axis=1))})"),
-            ("distinct words", self.per_class(est, (counts > 0).sum(axis=1))),
+            ("tokens", f"{counts.sum():,.0f} ({per_class(est, counts.sum(axis=1))})"),
+            ("distinct words", per_class(est, (counts > 0).sum(axis=1))),
         ]
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from bayesnb.families import Family, register
 from bayesnb.families._examples import gaussian_data
+from bayesnb.families._protocol import per_class
 from bayesnb.families.gda.crossval import GDACrossval
 from bayesnb.families.gda.estimator import GDA
 from bayesnb.families.gda.evidence import GDAEvidence
 from bayesnb.families.gda.pymc import GDAPyMC
-from bayesnb.families.gda.report import GDAReport
 from bayesnb.families.gda.sampling import GDASampling
 from bayesnb.families.gda.storage import GDAStorage
 
@@ -21,7 +21,6 @@ class GDAFamily(
     GDAStorage,
     GDAEvidence,
     GDAPyMC,
-    GDAReport,
     Family,
 ):
     """The gda family: :class:`~bayesnb.families.Family` for :class:`GDA`."""
@@ -52,7 +51,7 @@ class GDAFamily(
         for j in range(min(3, est.n_features_in_)):
             means = stats.shift[j] + stats.offset[:, j]
             name = f"x{j}" if names is None else str(names[j])
-            lines.append((f"class means of {name}", self.per_class(est, means, ".4g")))
+            lines.append((f"class means of {name}", per_class(est, means, ".4g")))
         return lines
 
 

@@ -1,25 +1,28 @@
-"""GDA family methods: report studies."""
+"""How the report reads GDA (registered with :mod:`bayesnb.report.extension`), and its own
+section: logistic form, learning curve and decision regions of every GDA study."""
 
 from __future__ import annotations
 
-__all__ = ["GDAReport"]
+from bayesnb.families.gda.studies import SECTION
+from bayesnb.report.extension import FamilyReport, register
+
+__all__ = ["REPORT"]
 
 
-class GDAReport:
-    """Family methods of GDA for report; see :class:`bayesnb.families.Family`."""
+def partners(est) -> dict:
+    """Logistic regression, GDA's discriminative partner (same linear log-odds)."""
+    from sklearn.linear_model import LogisticRegression
 
-    report_continuous = True
-    report_naive = False
-    report_predictive = "Student-t"
+    return {"logistic": LogisticRegression(max_iter=5000)}
 
-    def report_partners(self, est) -> dict:
-        """Logistic regression, GDA's discriminative partner (same linear log-odds)."""
-        from sklearn.linear_model import LogisticRegression
 
-        return {"logistic": LogisticRegression(max_iter=5000)}
-
-    def report_studies(self) -> list:
-        """Logistic form, learning curve and decision regions of every GDA study."""
-        from bayesnb.families.gda.studies import SECTION
-
-        return [SECTION]
+REPORT = register(
+    "gda",
+    FamilyReport(
+        continuous=True,
+        naive=False,
+        predictive="Student-t",
+        partners=partners,
+        sections=(SECTION,),
+    ),
+)

@@ -6,11 +6,11 @@ import numpy as np
 
 from bayesnb.families import Family, register
 from bayesnb.families._examples import count_data
+from bayesnb.families._protocol import per_class
 from bayesnb.families.multinomial.crossval import MultinomialCrossval
 from bayesnb.families.multinomial.estimator import MultinomialNB, UnkColumns
 from bayesnb.families.multinomial.evidence import MultinomialEvidence
 from bayesnb.families.multinomial.pymc import MultinomialPyMC
-from bayesnb.families.multinomial.report import MultinomialReport
 from bayesnb.families.multinomial.sampling import MultinomialSampling
 from bayesnb.families.multinomial.storage import MultinomialStorage
 
@@ -23,7 +23,6 @@ class MultinomialFamily(
     MultinomialStorage,
     MultinomialEvidence,
     MultinomialPyMC,
-    MultinomialReport,
     Family,
 ):
     """The multinomial family: :class:`~bayesnb.families.Family` for :class:`MultinomialNB`."""
@@ -45,8 +44,8 @@ class MultinomialFamily(
         counts = est.feature_count_
         lines = [
             *super().inspect_statistics(est),
-            ("tokens", f"{counts.sum():,.0f} ({self.per_class(est, counts.sum(axis=1))})"),
-            ("distinct words", self.per_class(est, (counts > 0).sum(axis=1))),
+            ("tokens", f"{counts.sum():,.0f} ({per_class(est, counts.sum(axis=1))})"),
+            ("distinct words", per_class(est, (counts > 0).sum(axis=1))),
         ]
         pooled = UnkColumns(est).pooled
         if pooled is not None:

@@ -16,6 +16,8 @@ __all__ = ["PoissonEvidence"]
 class PoissonEvidence(_DiscreteEvidence):
     """Family methods of PoissonNB for evidence; see :class:`bayesnb.families.Family`."""
 
+    informative_quantity = "log rate ratio"
+
     _draws_table = "feature_rate"
 
     def feature_log_evidence(self, est) -> float:
@@ -49,6 +51,3 @@ class PoissonEvidence(_DiscreteEvidence):
     def informative_draws(self, est, marginals: dict, c: int, cols, rng, size: int):
         shape, rate = marginals["shape"][c, cols], marginals["rate"][c, cols]
         return log_gamma_draws(rng, shape, size) - np.log(rate)
-
-    def informative_quantity(self, est) -> str:
-        return "log rate ratio"

@@ -1,15 +1,13 @@
-"""PoissonNB family methods: report studies."""
+"""How the report reads PoissonNB (registered with :mod:`bayesnb.report.extension`), and its
+own section: Poisson against multinomial naive Bayes, the length term measured."""
 
 from __future__ import annotations
 
-__all__ = ["PoissonReport"]
+from bayesnb.families.poisson.studies import SECTION
+from bayesnb.report.extension import FamilyReport, register
 
+__all__ = ["REPORT"]
 
-class PoissonReport:
-    """Family methods of PoissonNB for report; see :class:`bayesnb.families.Family`."""
-
-    def report_studies(self) -> list:
-        """Poisson against multinomial naive Bayes: the length term, measured."""
-        from bayesnb.families.poisson.studies import SECTION
-
-        return [SECTION]
+REPORT = register(
+    "poisson", FamilyReport(default_params=(("alpha", "evidence"),), sections=(SECTION,))
+)

@@ -77,7 +77,7 @@ def split_xy(study: Study):
     """Train/test arrays of a study; continuous features standardised with training moments."""
     data = study.data
     Xtr, Xte = data.X_train, data.X_test
-    if study.family.report_continuous:
+    if study.report.continuous:
         scaler = StandardScaler().fit(Xtr)
         Xtr, Xte = scaler.transform(Xtr), scaler.transform(Xte)
     return Xtr, data.y_train, Xte, data.y_test

@@ -1,7 +1,8 @@
 """Report section: a small NUTS fit of one study checked against the exact posterior.
 
-The families that feed it rank ``"nuts"`` in :attr:`Family.report_ranks` (the discrete
-models with a PyMC declaration); a saved NUTS fit of any model is checked the same way.
+The families that feed it rank ``"nuts"`` in their
+:attr:`~bayesnb.report.extension.FamilyReport.ranks` (the discrete models with a PyMC
+declaration); a saved NUTS fit of any model is checked the same way.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import xarray as xr
 
 from bayesnb.families import family_of
 from bayesnb.report.data import Study, fit_named
+from bayesnb.report.extension import report_of
 from bayesnb.report.sections.common import fmt, split_xy, words
 
 __all__ = ["SamplerResult", "discriminative_features", "sampler"]
@@ -23,7 +25,8 @@ __all__ = ["SamplerResult", "discriminative_features", "sampler"]
 
 def discriminative_features(est, k: int) -> np.ndarray:
     """The ``k`` columns sharing most information with the class (sorted column indices)."""
-    score = family_of(est, "bayesnb.report").class_feature_information(est).sum(axis=0)
+    report = report_of(family_of(est, "bayesnb.report").name)
+    score = report.class_feature_information(est).sum(axis=0)
     k = min(k, score.size)
     return np.sort(np.argsort(score)[::-1][:k])
 

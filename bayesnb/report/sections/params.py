@@ -1,7 +1,8 @@
 """Report sections on the parameters of one study: forest and shrinkage, smoothing, features.
 
-The families that feed them rank ``"parameters"`` in :attr:`Family.report_ranks`
-(multinomial, Bernoulli): their parameters are per-class feature probabilities.
+The families that feed them rank ``"parameters"`` in their
+:attr:`~bayesnb.report.extension.FamilyReport.ranks` (multinomial, Bernoulli): their
+parameters are per-class feature probabilities.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from sklearn.model_selection import StratifiedKFold
 from bayesnb.families import family_of
 from bayesnb.model_selection import cross_val_predict
 from bayesnb.report.data import Study, fit_named
+from bayesnb.report.extension import report_of
 from bayesnb.report.sections.common import (
     MAP_PRIOR,
     _pct,
@@ -151,7 +153,7 @@ def parameters(
 
 def _totals(est) -> np.ndarray:
     """Per-class denominator of the MLE: tokens (multinomial) or documents (Bernoulli)."""
-    if family_of(est, "bayesnb.report").report_tokens:
+    if report_of(family_of(est, "bayesnb.report").name).tokens:
         return est.feature_count_.sum(axis=1)
     return est.class_count_
 
@@ -320,7 +322,7 @@ def smoothing(
         fits.append(est)
     a, b = fits
     # Add-one smooths a word distribution over the V words, a presence over 2 outcomes.
-    n_cat = Xtr.shape[1] if study.family.report_tokens else 2
+    n_cat = Xtr.shape[1] if study.report.tokens else 2
     deleted = deleted_estimation(
         a.feature_count_,
         _totals(a),
@@ -485,7 +487,7 @@ def _informative_reading(r: InformativeResult) -> str:
     feature, doc = words(r.study.data)
     perc = round(100 * r.ci_prob)
     lb, ub = f"eti{perc}_lb", f"eti{perc}_ub"
-    what = "probability" if r.study.family.report_tokens else "presence probability"
+    what = "probability" if r.study.report.tokens else "presence probability"
     top = t[t["rank"] == 1].sort_values("mean", ascending=False)
     first = top.iloc[0]
     parts = [

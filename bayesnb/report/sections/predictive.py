@@ -1,7 +1,8 @@
 """Report sections on generated and compared documents: posterior predictive checks, event models.
 
 The posterior predictive check is fed by the families that rank ``"ppc"`` in
-:attr:`Family.report_ranks`; the event models compare every discrete study of a data set.
+:attr:`~bayesnb.report.extension.FamilyReport.ranks`; the event models compare every discrete
+study of a data set.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def posterior_predictive(study: Study, *, seed: int = 0, n_classes: int = 3) -> 
     Xtr, ytr, _, _ = split_xy(study)
     est = study.configured(estimate="mean").fit(Xtr, ytr)
     Xg, yg = est.sample(len(ytr), random_seed=seed)
-    Xr = study.family.report_observed(study.estimator, Xtr)  # Bernoulli: binarised
+    Xr = study.report.observed(study.estimator, Xtr)  # Bernoulli: binarised
     classes, counts = np.unique(ytr, return_counts=True)
     top = classes[np.argsort(counts)[::-1][:n_classes]]
     rank_real, rank_gen = {}, {}
@@ -78,7 +79,7 @@ def _ppc_reading(r: PPCResult) -> str:
         f"The fitted {r.study.model} model (posterior mean) generated {r.gen_length.size} "
         f"{doc}s, one per training {doc}."
     ]
-    if r.study.family.report_tokens:
+    if r.study.report.tokens:
         parts.append(
             f"Their lengths are drawn from the training length distribution (median "
             f"{np.median(r.gen_length):.0f} against {np.median(r.real_length):.0f} real), so the "

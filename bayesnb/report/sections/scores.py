@@ -159,10 +159,9 @@ def estimates(study: Study, *, loo_draws: int = 500) -> EstimateResult:
     the number of test documents whose true label gets probability exactly 0 (``p0_docs``).
     """
     Xtr, ytr, Xte, yte = split_xy(study)
-    family = study.family
     # A model without `alpha` (GDA, the DCM): its MAP entry only sharpens the class prior.
     ests = all_estimates(study.estimator, map_params=map_prior(study.estimator))
-    ests.update(family.report_partners(study.estimator))
+    ests.update(study.report.partners(study.estimator))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         warnings.filterwarnings("ignore", category=RuntimeWarning)
@@ -243,7 +242,7 @@ def _estimates_reading(r: EstimateResult) -> str:
                 f"The posterior mean {verb} the MLE by {fmt(abs(gain))} nats per {doc} "
                 f"({fmt(lpd['mean'])} against {fmt(lpd['mle'])})."
             )
-    what = r.study.family.report_predictive
+    what = r.study.report.predictive
     if "bayes" in t.index and "mean" in t.index and what is not None:
         gain = lpd["bayes"] - lpd["mean"]
         parts.append(
@@ -260,7 +259,7 @@ def _estimates_reading(r: EstimateResult) -> str:
             + (
                 " — naive Bayes multiplies evidence from features it wrongly treats as "
                 "independent, so it is over-confident."
-                if acc < 0.99 and r.study.family.report_naive
+                if acc < 0.99 and r.study.report.naive
                 else "."
             )
         )
