@@ -384,3 +384,32 @@ def test_predict_with_a_saved_pipeline_tokenises_as_the_pipeline(tmp_path, capsy
     expected = pipe.predict_proba([Path(p).read_text() for p in frame["document"]])
     assert_allclose(_proba(frame, pipe.classes_), expected, rtol=1e-12)
     assert len(frame) == len(docs)
+
+
+def test_a_reader_that_closes_stdout_early_ends_predict_quietly(tmp_path, capsys):
+    """``predict --out - | head -1``: status 141 (128 + SIGPIPE), nothing on stderr."""
+    import subprocess
+    import sys
+
+    model = _fit(tmp_path, capsys)
+    words = WORDS["spam"] + WORDS["ham"]
+    corpus = tmp_path / "new.csv"
+    # 4,000 rows of about 60 bytes: far more than a pipe and Python's buffer hold.
+    pd.DataFrame({"text": [" ".join(words[i % 7 : i % 7 + 5]) for i in range(4000)]}).to_csv(
+        corpus, index=False
+    )
+    root = Path(__file__).resolve().parent.parent
+    code = "import sys; from bayesnb.cli import main; sys.exit(main(sys.argv[1:]))"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, "predict", str(model), "--data", str(corpus), "--out", "-"],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**__import__("os").environ, "PYTHONPATH": str(root)},
+    )
+    header = proc.stdout.readline()
+    proc.stdout.close()  # the reader goes, as `head -1` does
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141
+    assert header == b"document,predicted,proba_ham,proba_spam\n"
+    assert "error" not in err and "Broken pipe" not in err and "Traceback" not in err, err

@@ -33,76 +33,73 @@ from bayesnb.cli.options import parse_alpha
 from bayesnb.columns import record_vectorizer
 from bayesnb.validation import ESTIMATES
 
-__all__ = ["add_parser", "fit_streamed", "run"]
+__all__ = ["add_arguments", "fit_streamed", "run"]
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``fit`` and its options to the ``bayesnb`` sub-command parsers."""
-    fit = subparsers.add_parser(
-        "fit",
-        help="fit one model on a data set and save it (netCDF)",
-        description=(
-            "Fit MODEL on every document of --data and save it to --out. An embedded data "
-            "set (digits, breast_cancer, wine, iris, fortunes[:cat1,cat2]) is loaded in memory. "
-            "Any other --data is a text corpus on disk, which fit streams: it reads "
-            "--chunk-size documents at a time, never the whole corpus, and prints progress "
-            "with documents/s on stderr. A corpus is a folder of class sub-folders (one "
-            "document per file, labelled by its folder), a folder of CSV files, a CSV file "
-            "(columns 'label' and 'text', one document per row), or a glob pattern of such "
-            "files, quoted so the shell does not expand it ('mail/*/*.txt', 'data/*.csv.gz'). "
-            "An embedded name wins over a folder of that name: write ./digits for the folder. "
-            "A first pass collects the labels and the vocabulary, so the columns are the "
-            "corpus's words (the in-memory fit's, which `report` and new text reuse); "
-            "--hash-features N counts in a single pass into N hashed columns instead (memory "
-            "bounded whatever the vocabulary; no words are saved, so `report` cannot re-read "
-            "such a model's columns; `predict` hashes new text the same way). With --nuts the "
-            "corpus is loaded in memory."
-        ),
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The description and options of ``fit`` on its sub-command parser."""
+    parser.description = (
+        "Fit MODEL on every document of --data and save it to --out. An embedded data "
+        "set (digits, breast_cancer, wine, iris, fortunes[:cat1,cat2]) is loaded in memory. "
+        "Any other --data is a text corpus on disk, which fit streams: it reads "
+        "--chunk-size documents at a time, never the whole corpus, and prints progress "
+        "with documents/s on stderr. A corpus is a folder of class sub-folders (one "
+        "document per file, labelled by its folder), a folder of CSV files, a CSV file "
+        "(columns 'label' and 'text', one document per row), or a glob pattern of such "
+        "files, quoted so the shell does not expand it ('mail/*/*.txt', 'data/*.csv.gz'). "
+        "An embedded name wins over a folder of that name: write ./digits for the folder. "
+        "A first pass collects the labels and the vocabulary, so the columns are the "
+        "corpus's words (the in-memory fit's, which `report` and new text reuse); "
+        "--hash-features N counts in a single pass into N hashed columns instead (memory "
+        "bounded whatever the vocabulary; no words are saved, so `report` cannot re-read "
+        "such a model's columns; `predict` hashes new text the same way). With --nuts the "
+        "corpus is loaded in memory."
     )
-    fit.add_argument("model", choices=cli_models(), metavar="MODEL", help=f"one of {models_help()}")
-    fit.add_argument(
+    parser.add_argument(
+        "model", choices=cli_models(), metavar="MODEL", help=f"one of {models_help()}"
+    )
+    parser.add_argument(
         "--data",
         required=True,
         metavar="SPEC",
         help="an embedded data set, or a folder, CSV file or quoted glob pattern of text files "
         "on disk (streamed; see above)",
     )
-    fit.add_argument(
+    parser.add_argument(
         "--chunk-size",
         type=int,
         default=10_000,
         metavar="N",
         help="documents read at a time from a corpus on disk (10000)",
     )
-    fit.add_argument(
+    parser.add_argument(
         "--hash-features",
         type=int,
         metavar="N",
         help="one pass, N hashed columns (e.g. 262144) instead of the corpus vocabulary",
     )
-    fit.add_argument(
+    parser.add_argument(
         "--estimate",
         choices=ESTIMATES,
         help="how the model scores new data (default: the model's own, mean; dcm: map, and "
         "dcm refuses bayes)",
     )
-    fit.add_argument(
+    parser.add_argument(
         "--alpha",
         metavar="N|evidence",
         help="prior concentration (poisson: Gamma shape), or 'evidence' to learn it "
         f"({alpha_models()})",
     )
-    fit.add_argument(
+    parser.add_argument(
         "--nuts",
         action="store_true",
         help="also sample the PyMC model with NUTS; draws go to NAME.nuts.nc",
     )
-    fit.add_argument("--draws", type=int, default=1000, help="NUTS draws per chain (1000)")
-    fit.add_argument("--tune", type=int, default=1000, help="NUTS tuning steps (1000)")
-    fit.add_argument("--chains", type=int, default=4, help="NUTS chains (4)")
-    fit.add_argument("--seed", type=int, default=DEMO_SEED, help="random seed (0)")
-    fit.add_argument("--out", required=True, metavar="models/NAME.nc", help="the model file")
-    return fit
+    parser.add_argument("--draws", type=int, default=1000, help="NUTS draws per chain (1000)")
+    parser.add_argument("--tune", type=int, default=1000, help="NUTS tuning steps (1000)")
+    parser.add_argument("--chains", type=int, default=4, help="NUTS chains (4)")
+    parser.add_argument("--seed", type=int, default=DEMO_SEED, help="random seed (0)")
+    parser.add_argument("--out", required=True, metavar="models/NAME.nc", help="the model file")
 
 
 def fit_streamed(args) -> int:

@@ -1,0 +1,108 @@
+"""The package namespace: one name, one thing; every name of the API reference reachable as
+an attribute of ``bayesnb``; ``import bayesnb`` and ``bayesnb --help`` import no heavy
+library."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import bayesnb as bnb
+
+ROOT = Path(__file__).resolve().parent.parent
+# What costs seconds to import (measured with python -X importtime: scikit-learn 1.0 s,
+# ArviZ 0.8 s, SciPy's stats 0.6 s, pandas 0.3 s, matplotlib 0.2 s, PyMC 0.9 s).
+HEAVY = ("sklearn", "scipy", "pandas", "xarray", "arviz", "matplotlib", "pymc", "pytensor")
+
+
+def _modules_after(code: str) -> list[str]:
+    """The top-level packages imported in a fresh process by ``code``."""
+    probe = (
+        "import sys\n"
+        f"{code}\n"
+        "import json\n"
+        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=os.environ | {"PYTHONPATH": str(ROOT)},
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_import_bayesnb_imports_no_heavy_library():
+    loaded = _modules_after("import bayesnb")
+    assert "bayesnb" in loaded
+    assert not [m for m in HEAVY if m in loaded], loaded
+
+
+def test_bayesnb_help_imports_only_the_command_names():
+    code = (
+        "import contextlib, io\n"
+        "from bayesnb.cli import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        "    try:\n"
+        "        main(['--help'])\n"
+        "    except SystemExit as exc:\n"
+        "        assert exc.code == 0, exc.code\n"
+        "assert 'predict' in out.getvalue() and 'compare' in out.getvalue()\n"
+    )
+    loaded = _modules_after(code)
+    assert not [m for m in (*HEAVY, "numpy") if m in loaded], loaded
+
+
+def test_a_submodule_is_an_attribute_without_an_explicit_import():
+    code = (
+        "import bayesnb\n"
+        "assert bayesnb.io.load is not None and bayesnb.io.FORMAT_VERSION >= 2\n"
+        "assert bayesnb.comparison.all_estimates is not None\n"
+    )
+    assert "xarray" in _modules_after(code)  # bayesnb.io was imported on first use
+
+
+def test_compare_is_the_function_and_comparison_its_module():
+    import bayesnb.comparison as comparison
+
+    assert isinstance(comparison, types.ModuleType)
+    assert callable(bnb.compare) and not isinstance(bnb.compare, types.ModuleType)
+    assert bnb.compare is comparison.compare
+    entries = bnb.comparison.all_estimates(bnb.MultinomialNB(), map_params={"alpha": 2.0})
+    assert sorted(entries) == ["bayes", "map", "mean", "mle"]
+    assert [entries[e].estimate for e in ("mle", "map")] == ["mle", "map"]
+    assert entries["map"].alpha == 2.0 and entries["mean"].alpha == 1.0
+
+
+def test_learning_curve_stays_the_function_whatever_was_imported_first():
+    code = (
+        "import bayesnb.curves\n"
+        "import bayesnb\n"
+        "assert callable(bayesnb.learning_curve)\n"
+        "assert bayesnb.learning_curve is bayesnb.curves.learning_curve\n"
+    )
+    _modules_after(code)  # check=True: an AssertionError fails the run
+
+
+def test_every_entry_of_the_api_reference_is_an_attribute_of_bayesnb():
+    text = (ROOT / "docs" / "api.rst").read_text()
+    names = re.findall(r"^   ([A-Za-z_][\w.]*)$", text, flags=re.M)
+    assert "comparison.all_estimates" in names and "io" in names
+    for name in names:
+        obj = bnb
+        for part in name.split("."):
+            obj = getattr(obj, part)  # AttributeError names the entry that does not resolve
+        assert obj is not None, name
+
+
+def test_dir_lists_the_lazy_names():
+    listed = dir(bnb)
+    assert {"MultinomialNB", "compare", "io", "comparison", "load"} <= set(listed)
