@@ -17,6 +17,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from sklearn.feature_extraction.text import CountVectorizer
 
 from bayesnb.cli.data import DEMO_SEED, is_corpus, load_data
 from bayesnb.cli.errors import DataError, one_line
@@ -30,6 +31,7 @@ from bayesnb.cli.models import (
     save_model,
 )
 from bayesnb.cli.options import parse_alpha
+from bayesnb.cli.text import OPTIONS, PRUNING, add_vectorizer_options, vectorizer_settings
 from bayesnb.columns import record_vectorizer
 from bayesnb.validation import ESTIMATES
 
@@ -100,6 +102,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--chains", type=int, default=4, help="NUTS chains (4)")
     parser.add_argument("--seed", type=int, default=DEMO_SEED, help="random seed (0)")
     parser.add_argument("--out", required=True, metavar="models/NAME.nc", help="the model file")
+    add_vectorizer_options(parser)
+
+
+def _option(key: str) -> str:
+    """The option that sets CountVectorizer parameter ``key``."""
+    return next(option for option, k in OPTIONS.items() if k == key)
 
 
 def fit_streamed(args) -> int:
@@ -114,6 +122,13 @@ def fit_streamed(args) -> int:
     from bayesnb import streaming
 
     spec = str(args.data).strip()
+    settings = vectorizer_settings(args)
+    pruning = [_option(k) for k in PRUNING if k in settings]
+    if args.hash_features and pruning:
+        raise DataError(
+            f"{', '.join(pruning)} choose words of a vocabulary: --hash-features keeps none "
+            "(use --stop-words and --ngram-range with it, or drop --hash-features)"
+        )
     corpus = SimpleNamespace(name=Path(spec).name or spec, kind="text", binarize=0.0)
     check_model_data(args.model, corpus)
     est = build_estimator(args.model, corpus, args.estimate, parse_alpha(args.alpha))
@@ -122,10 +137,12 @@ def fit_streamed(args) -> int:
         est._check_params()  # a bad configuration fails before the corpus is read
         # Undecodable bytes become U+FFFD, as when load_data reads a folder in memory.
         if args.hash_features:
-            vec = streaming.default_vectorizer(args.hash_features)
+            vec = streaming.default_vectorizer(args.hash_features).set_params(**settings)
             files, classes, total = spec, None, None  # labels: fit_files's cheap first pass
         else:
-            scan = streaming.scan_files(spec, chunk_size=args.chunk_size, errors="replace")
+            scan = streaming.scan_files(
+                spec, CountVectorizer(**settings), args.chunk_size, errors="replace"
+            )
             files, vec, classes, total = scan.files, scan.vectorizer, scan.classes, scan.n_documents
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
@@ -162,16 +179,19 @@ def run(args) -> int:
 
     if is_corpus(args.data) and not args.nuts:
         return fit_streamed(args)  # NUTS needs the documents in memory: load_data below
-    data = load_data(args.data, seed=args.seed)
+    settings = vectorizer_settings(args)
+    vectorizer = CountVectorizer(**settings)
+    data = load_data(args.data, vectorizer=vectorizer, seed=args.seed)
+    if settings and data.kind != "text":
+        given = ", ".join(_option(k) for k in settings)
+        raise DataError(f"{given}: options of text data; --data {args.data!r} is {data.kind}")
     check_model_data(args.model, data)
     est = build_estimator(args.model, data, args.estimate, parse_alpha(args.alpha))
     t0 = time.perf_counter()
     try:
         fit_named(est, data.X, data.y, data.feature_names)
-        if data.kind == "text":  # load_data's words: CountVectorizer()'s columns
-            from sklearn.feature_extraction.text import CountVectorizer
-
-            record_vectorizer(est, CountVectorizer())
+        if data.kind == "text":  # load_data's words: the vectorizer's columns
+            record_vectorizer(est, vectorizer)
     except ValueError as exc:
         raise DataError(
             f"{args.model} cannot be fitted to --data {args.data!r}: {one_line(exc)}"

@@ -64,11 +64,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def load_model(path: str | os.PathLike, estimate: str | None = None):
-    """The model saved at ``path`` (rescored with ``estimate``); input errors as DataError."""
+    """The model saved at ``path`` (rescored with ``estimate``); input errors as DataError.
+
+    A file saved from a text pipeline gives the pipeline's estimator: it records the
+    vectorizer, which :class:`bayesnb.columns.TextColumns` rebuilds for a corpus read in chunks.
+    """
     from bayesnb.io import load
+    from bayesnb.pipeline import final_estimator
 
     try:
-        est = load(path)
+        est = final_estimator(load(path))
     except FileNotFoundError:
         raise DataError(f"no model file at {str(path)!r}") from None
     except (OSError, ValueError) as exc:

@@ -43,12 +43,14 @@ def run(args) -> int:
     import xarray as xr
     from sklearn.base import clone
 
+    from bayesnb.columns import saved_vectorizer
     from bayesnb.io import load
+    from bayesnb.pipeline import final_estimator
     from bayesnb.report import ReportBuilder, Study
 
     path = Path(args.model_file)
     try:
-        est = load(path)
+        est = final_estimator(load(path))  # a text pipeline's file: its estimator
     except (OSError, ValueError) as exc:
         raise DataError(f"cannot load model {str(path)!r}: {one_line(exc)}") from exc
     family = family_of(est, "bayesnb report")
@@ -59,7 +61,15 @@ def run(args) -> int:
         )
     model = family.name
     names = getattr(est, "feature_names_in_", None)
-    data = load_data(args.data, vocabulary=names, seed=args.seed)
+    record = getattr(est, "vectorizer_params_", None) or {}
+    # The model's tokenisation (stop words, n-grams) makes its columns of the text again.
+    try:
+        vectorizer = saved_vectorizer(est) if record.get("name") == "CountVectorizer" else None
+    except ValueError as exc:
+        raise DataError(
+            f"cannot rebuild the text columns of {str(path)!r}: {one_line(exc)}"
+        ) from None
+    data = load_data(args.data, vocabulary=names, vectorizer=vectorizer, seed=args.seed)
     _check_fits(est, data, path, args.data)
     check_model_data(model, data)
     study = Study(data, model, estimator=clone(est), fitted=est, source=str(path))
