@@ -12,6 +12,8 @@ import sys
 import types
 from pathlib import Path
 
+import numpy as np
+
 import bayesnb as bnb
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -106,3 +108,26 @@ def test_every_entry_of_the_api_reference_is_an_attribute_of_bayesnb():
 def test_dir_lists_the_lazy_names():
     listed = dir(bnb)
     assert {"MultinomialNB", "compare", "io", "comparison", "load"} <= set(listed)
+
+
+def test_mixed_labels_as_scikit_learn_sees_them():
+    """A list [1, "a"] is numpy's strings (scikit-learn's classes too); an object array of
+    mixed types is refused by name (scikit-learn's MultinomialNB fails sorting it)."""
+    import pytest
+    from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
+
+    X = np.array([[3, 0], [0, 2], [2, 1], [1, 4]])
+    labels = [1, "a", 1, "a"]
+    ours, theirs = bnb.MultinomialNB().fit(X, labels), SkMultinomialNB().fit(X, labels)
+    assert ours.classes_.tolist() == theirs.classes_.tolist() == ["1", "a"]
+    assert ours.predict(X).tolist() == theirs.predict(X).tolist() == ["1", "a", "1", "a"]
+    mixed = np.array(labels, dtype=object)
+    with pytest.raises(TypeError):
+        SkMultinomialNB().fit(X, mixed)
+    with pytest.raises(ValueError, match=r"y mixes label types \(1 \(int\), 'a' \(str\)\)"):
+        bnb.MultinomialNB().fit(X, mixed)
+    with pytest.raises(ValueError, match="classes mixes label types"):
+        bnb.MultinomialNB().partial_fit(X, [1, 1, 1, 1], classes=np.array([1, "a"], dtype=object))
+    # One type in an object array is kept as given.
+    kept = bnb.MultinomialNB().fit(X, np.array([1, 2, 1, 2], dtype=object))
+    assert kept.classes_.tolist() == [1, 2] and kept.predict(X).tolist() == [1, 2, 1, 2]
