@@ -5,16 +5,14 @@ library."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 import types
 from pathlib import Path
 
 import numpy as np
 
 import bayesnb as bnb
+from tests.test_reproducibility import in_subprocess
 
 ROOT = Path(__file__).resolve().parent.parent
 # What costs seconds to import (measured with python -X importtime: scikit-learn 1.0 s,
@@ -24,21 +22,8 @@ HEAVY = ("sklearn", "scipy", "pandas", "xarray", "arviz", "matplotlib", "pymc", 
 
 def _modules_after(code: str) -> list[str]:
     """The top-level packages imported in a fresh process by ``code``."""
-    probe = (
-        "import sys\n"
-        f"{code}\n"
-        "import json\n"
-        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-        env=os.environ | {"PYTHONPATH": str(ROOT)},
-    )
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    listing = "import json, sys; print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
+    return json.loads(in_subprocess(f"{code}\n{listing}"))
 
 
 def test_import_bayesnb_imports_no_heavy_library():
@@ -91,7 +76,7 @@ def test_learning_curve_stays_the_function_whatever_was_imported_first():
         "assert callable(bayesnb.learning_curve)\n"
         "assert bayesnb.learning_curve is bayesnb.curves.learning_curve\n"
     )
-    _modules_after(code)  # check=True: an AssertionError fails the run
+    _modules_after(code)  # an AssertionError in the process fails the test
 
 
 def test_every_entry_of_the_api_reference_is_an_attribute_of_bayesnb():

@@ -31,8 +31,9 @@ PRUNING = ("min_df", "max_df", "max_features")
 def add_vectorizer_options(parser: argparse.ArgumentParser) -> None:
     """Add the vectorizer options to ``parser`` (``fit``)."""
     group = parser.add_argument_group(
-        "text columns (CountVectorizer's parameters; recorded in the model, so predict "
-        "tokenises new text the same way)"
+        "text columns",
+        "CountVectorizer's parameters of these names, for text data; the model records them, "
+        "so predict and report tokenise new text the same way",
     )
     group.add_argument(
         "--min-df",
@@ -76,9 +77,7 @@ def vectorizer_settings(args) -> dict:
         text = getattr(args, key, None)
         if text is not None:
             out[key] = _document_frequency(option, text)
-    if getattr(args, "max_features", None) is not None:
-        if args.max_features < 1:
-            raise DataError(f"--max-features must be an integer >= 1, got {args.max_features}")
+    if getattr(args, "max_features", None) is not None:  # >= 1: options.check_numbers
         out["max_features"] = args.max_features
     if getattr(args, "stop_words", None) is not None:
         out["stop_words"] = _stop_words(args.stop_words)
