@@ -12,6 +12,7 @@ and the other submodules of the API reference are attributes without an explicit
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from importlib.metadata import PackageNotFoundError, version
 
 try:
@@ -67,8 +68,8 @@ def load(path, expected=None):
 def __getattr__(name: str):
     if name in _NAMES:
         value = getattr(importlib.import_module(_NAMES[name]), name)
-    elif name in _SUBMODULES:
-        value = importlib.import_module(f"bayesnb.{name}")
+    elif name in _SUBMODULES or importlib.util.find_spec(f"bayesnb.{name}") is not None:
+        value = importlib.import_module(f"bayesnb.{name}")  # any submodule, as once imported
     else:
         raise AttributeError(f"module 'bayesnb' has no attribute {name!r}")
     globals()[name] = value  # read once: later reads are plain attribute lookups

@@ -53,6 +53,7 @@ def test_a_submodule_is_an_attribute_without_an_explicit_import():
         "import bayesnb\n"
         "assert bayesnb.io.load is not None and bayesnb.io.FORMAT_VERSION >= 2\n"
         "assert bayesnb.comparison.all_estimates is not None\n"
+        "assert bayesnb.families.names()[:2] == ['bernoulli', 'multinomial']\n"
     )
     assert "xarray" in _modules_after(code)  # bayesnb.io was imported on first use
 
