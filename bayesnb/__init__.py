@@ -3,27 +3,59 @@
 Naive Bayes event models (Bernoulli, multinomial, categorical) and Gaussian discriminant
 analysis, each fitted from sufficient statistics under a conjugate prior and scored by its
 MLE, MAP, posterior mean or full posterior predictive.
+
+Every public name and submodule is imported on first use (PEP 562), so ``import bayesnb`` (and
+``bayesnb --help``) loads neither scikit-learn nor PyMC; ``bayesnb.io``, ``bayesnb.report``
+and the other submodules of the API reference are attributes without an explicit import.
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from __future__ import annotations
 
-from bayesnb import datasets
-from bayesnb.compare import compare
-from bayesnb.families.bernoulli.estimator import BernoulliNB
-from bayesnb.families.categorical.estimator import CategoricalNB
-from bayesnb.families.columnwise.estimator import ColumnwiseNB
-from bayesnb.families.dcm.estimator import DirichletCompoundNB
-from bayesnb.families.gda.estimator import GDA
-from bayesnb.families.multinomial.estimator import MultinomialNB
-from bayesnb.families.poisson.estimator import PoissonNB
-from bayesnb.informative import most_informative_features
-from bayesnb.learning_curve import learning_curve
-from bayesnb.pipeline import final_estimator
+import importlib
+import importlib.util
+from importlib.metadata import PackageNotFoundError, version
 
 try:
     __version__ = version("bayesnb")
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0"
+
+# public name -> the module that defines it (imported when the name is first read)
+_NAMES = {
+    "BernoulliNB": "bayesnb.families.bernoulli.estimator",
+    "CategoricalNB": "bayesnb.families.categorical.estimator",
+    "ColumnwiseNB": "bayesnb.families.columnwise.estimator",
+    "DirichletCompoundNB": "bayesnb.families.dcm.estimator",
+    "GDA": "bayesnb.families.gda.estimator",
+    "MultinomialNB": "bayesnb.families.multinomial.estimator",
+    "PoissonNB": "bayesnb.families.poisson.estimator",
+    "compare": "bayesnb.comparison",
+    "final_estimator": "bayesnb.pipeline",
+    "learning_curve": "bayesnb.curves",
+    "most_informative_features": "bayesnb.informative",
+}
+# the submodules of the API reference, attributes of the package once read
+_SUBMODULES = (
+    "columns",
+    "comparison",
+    "curves",
+    "datasets",
+    "distributed",
+    "draws",
+    "evidence",
+    "generate",
+    "inference",
+    "io",
+    "loo",
+    "model_selection",
+    "pipeline",
+    "posterior",
+    "priors",
+    "report",
+    "streaming",
+    "testing",
+    "uncertainty",
+)
 
 
 def load(path, expected=None):
@@ -34,13 +66,18 @@ def load(path, expected=None):
 
 
 def __getattr__(name: str):
-    # bayesnb.report imports matplotlib and ArviZ: loaded on first use, not with the package
-    # (bayesnb.model_selection too, so that plain scoring imports nothing it does not use).
-    if name in ("report", "model_selection"):
-        import importlib
+    if name in _NAMES:
+        value = getattr(importlib.import_module(_NAMES[name]), name)
+    elif name in _SUBMODULES or importlib.util.find_spec(f"bayesnb.{name}") is not None:
+        value = importlib.import_module(f"bayesnb.{name}")  # any submodule, as once imported
+    else:
+        raise AttributeError(f"module 'bayesnb' has no attribute {name!r}")
+    globals()[name] = value  # read once: later reads are plain attribute lookups
+    return value
 
-        return importlib.import_module(f"bayesnb.{name}")
-    raise AttributeError(f"module 'bayesnb' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__) | set(_SUBMODULES))
 
 
 __all__ = [

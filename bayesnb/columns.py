@@ -5,10 +5,13 @@ A model fitted on text by ``bayesnb fit`` records how its columns were made, in 
 attribute ``vectorizer_params_`` (saved in the model file's ``fitted`` JSON as
 ``vectorizer``): ``{"name": "CountVectorizer", ...tokenisation settings}`` for columns that are
 the training corpus's words (the words themselves are the file's ``feature`` coordinate,
-``feature_names_in_``), or ``{"name": "HashingVectorizer", "n_features": N, ...}`` for hashed
-columns. A file without the record but with feature names (an older file, or a model fitted
-with ``feature_names_in_`` set) is read as a vocabulary under ``CountVectorizer()``'s
-defaults.
+``feature_names_in_``; the record keeps ``min_df``, ``max_df`` and ``max_features`` too, how
+those words were chosen), or ``{"name": "HashingVectorizer", "n_features": N, ...}`` for
+hashed columns. Stop words (``"english"`` or a list) are part of the tokenisation settings.
+:func:`saved_vectorizer` rebuilds the fitted vectorizer (what :func:`bayesnb.io.load` puts
+back in front of a model saved from a pipeline). A file without the record but with feature
+names (an older file, or a model fitted with ``feature_names_in_`` set) is read as a
+vocabulary under ``CountVectorizer()``'s defaults.
 
 :class:`TextColumns` turns texts into the model's columns: a vocabulary model keeps the words
 it knows and counts the others, which are dropped, or pooled into one UNK column when the
@@ -30,7 +33,14 @@ from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
 from bayesnb.corpora import is_csv, list_files
 from bayesnb.families import family_of, has_family
 
-__all__ = ["TextColumns", "iter_texts", "record_vectorizer", "text_files", "vectorizer_params"]
+__all__ = [
+    "TextColumns",
+    "iter_texts",
+    "record_vectorizer",
+    "saved_vectorizer",
+    "text_files",
+    "vectorizer_params",
+]
 
 _VECTORIZERS = {"CountVectorizer": CountVectorizer, "HashingVectorizer": HashingVectorizer}
 # The settings recorded and read back: data (no callables), shared by both vectorizers unless
@@ -40,10 +50,14 @@ _SETTINGS = (
     "binary",
     "lowercase",
     "ngram_range",
+    "stop_words",
     "strip_accents",
     "token_pattern",
 )
 _HASHING_ONLY = ("alternate_sign", "n_features", "norm")
+# How the vocabulary was chosen: recorded so the file says how its columns were made (the
+# words themselves are the columns, so predicting reads them, not these).
+_COUNT_ONLY = ("max_df", "max_features", "min_df")
 
 
 def vectorizer_params(vectorizer) -> dict:
@@ -52,7 +66,8 @@ def vectorizer_params(vectorizer) -> dict:
     Raises
     ------
     TypeError
-        Another transformer, or settings that are not data (a callable analyzer, stop words).
+        Another transformer, or settings that are not data (a callable analyzer, tokenizer
+        or preprocessor, stop words given as a set rather than ``"english"`` or a list).
     """
     name = type(vectorizer).__name__
     if name not in _VECTORIZERS or not isinstance(vectorizer, _VECTORIZERS[name]):
@@ -60,14 +75,18 @@ def vectorizer_params(vectorizer) -> dict:
     params = vectorizer.get_params()
     if callable(params["analyzer"]) or params.get("tokenizer") or params.get("preprocessor"):
         raise TypeError(f"cannot record a {name} with a callable analyzer or tokenizer")
-    if params.get("stop_words") is not None:
-        raise TypeError(f"cannot record a {name} with stop words")
-    keys = _SETTINGS + (_HASHING_ONLY if name == "HashingVectorizer" else ())
+    stop = params.get("stop_words")
+    if not (stop is None or stop == "english" or isinstance(stop, list | tuple)):
+        raise TypeError(f"cannot record a {name} with stop words of type {type(stop).__name__}")
     out = {"name": name}
-    for key in keys:
+    for key in _settings(name):
         value = params[key]
         out[key] = list(value) if isinstance(value, tuple) else value
     return out
+
+
+def _settings(name: str) -> tuple[str, ...]:
+    return _SETTINGS + (_HASHING_ONLY if name == "HashingVectorizer" else _COUNT_ONLY)
 
 
 def record_vectorizer(est, vectorizer) -> None:
@@ -75,16 +94,25 @@ def record_vectorizer(est, vectorizer) -> None:
     est.vectorizer_params_ = vectorizer_params(vectorizer)
 
 
-def _rebuild(record: dict, vocabulary):
-    """The vectorizer of a record (ValueError naming what a file records that is refused)."""
+def _settings_of(record: dict) -> tuple[str, dict]:
+    """The vectorizer name and keyword arguments of a record (ValueError naming what a file
+    records that is refused)."""
     name = record.get("name")
     if name not in _VECTORIZERS:
         raise ValueError(f"the model records an unknown vectorizer {name!r}")
-    allowed = set(_SETTINGS) | (set(_HASHING_ONLY) if name == "HashingVectorizer" else set())
-    unknown = set(record) - allowed - {"name"}
+    unknown = set(record) - set(_settings(name)) - {"name"}
     if unknown:
         raise ValueError(f"the model's {name} record holds unknown settings {sorted(unknown)}")
-    kwargs = {k: tuple(v) if isinstance(v, list) else v for k, v in record.items() if k != "name"}
+    kwargs = {k: v for k, v in record.items() if k != "name"}
+    if isinstance(kwargs.get("ngram_range"), list):  # JSON has no tuples
+        kwargs["ngram_range"] = tuple(kwargs["ngram_range"])
+    return name, kwargs
+
+
+def _rebuild(record: dict, vocabulary):
+    """The vectorizer of a record, fitted (a CountVectorizer with its words as a fixed
+    ``vocabulary``)."""
+    name, kwargs = _settings_of(record)
     if name == "CountVectorizer":
         kwargs["vocabulary"] = list(vocabulary)
     vec = _VECTORIZERS[name](**kwargs)
@@ -92,6 +120,30 @@ def _rebuild(record: dict, vocabulary):
         vec.fit([])  # validates the settings (and a fixed vocabulary: no duplicate word)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"the model's {name} record is invalid: {exc}") from None
+    return vec
+
+
+def saved_vectorizer(est):
+    """The vectorizer recorded by ``est`` as it was fitted: its own parameters (those of the
+    vectorizer of the saved pipeline, so ``clone`` and a refit behave as that one's) and, for a
+    CountVectorizer, the model's words as its learned ``vocabulary_``.
+
+    Raises
+    ------
+    ValueError
+        ``est`` records no vectorizer, or a record that is refused.
+    """
+    record = getattr(est, "vectorizer_params_", None)
+    if record is None:
+        raise ValueError(f"the {type(est).__name__} records no text vectorizer")
+    name, kwargs = _settings_of(record)
+    words = [] if name == "HashingVectorizer" else [str(w) for w in est.feature_names_in_]
+    fixed = _rebuild(record, words)  # validates the record and the words
+    if name == "HashingVectorizer":
+        return fixed
+    vec = CountVectorizer(**kwargs)
+    vec.vocabulary_ = dict(fixed.vocabulary_)  # what CountVectorizer.fit sets
+    vec.fixed_vocabulary_ = False
     return vec
 
 

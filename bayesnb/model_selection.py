@@ -309,6 +309,26 @@ def _in_sample(folds: _Folds) -> np.ndarray:
     return label_log_likelihood(joint, folds.codes)
 
 
+def _warn_single_documents(est, codes: np.ndarray) -> None:
+    """Warn that the classes of one document give an ELPD of -inf (see :func:`elpd_loo`)."""
+    classes = est.classes_
+    alone = classes[np.bincount(codes, minlength=len(classes)) == 1]
+    # Two classes or a fixed class_prior: the refit without it fails, and elpd_loo says so.
+    if alone.size == 0 or len(classes) - 1 < 2 or est.class_prior is not None:
+        return
+    import warnings
+
+    names = ", ".join(repr(c.item() if hasattr(c, "item") else c) for c in alone[:5])
+    more = f" and {alone.size - 5} more" if alone.size > 5 else ""
+    warnings.warn(
+        f"class(es) {names}{more} have a single document: leaving it out leaves a model "
+        "without its class, which gives its label probability 0, so elpd_loo is -inf; "
+        "drop the class or give it more documents",
+        UserWarning,
+        stacklevel=3,
+    )
+
+
 def elpd_loo(estimator, X, y, *, sample_weight=None) -> ELPD:
     """Exact leave-one-out ELPD of the labels: Σ_i log p(y_i | x_i, D without i).
 
@@ -324,6 +344,11 @@ def elpd_loo(estimator, X, y, *, sample_weight=None) -> ELPD:
     every class of the model without it (an MLE that never saw one of its words) is scored
     by its class prior, as a refit's ``predict_log_proba`` scores it (and warns).
 
+    A class with a single document makes the ELPD ``-inf``: the model without that document
+    is the refit on the other documents, which has no such class, so the label gets
+    probability 0 under every estimate (a prior cannot help: the class is not in the refit)
+    and its ``elpd_i`` is ``-inf`` (``se`` NaN). A UserWarning names such classes.
+
     Returns
     -------
     ELPD
@@ -335,6 +360,7 @@ def elpd_loo(estimator, X, y, *, sample_weight=None) -> ELPD:
     from bayesnb.elpd import ELPD
 
     folds = _Folds(estimator, X, y, sample_weight)
+    _warn_single_documents(folds.full, folds.codes)
     joint = loo_joint(folds.full, folds.Xv, folds.codes, folds.w)
     tau = folds.full._temperature()
     scored = joint

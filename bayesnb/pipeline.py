@@ -12,13 +12,19 @@ pipeline and calls :func:`final_estimator`, which names the last step's columns 
 copy of its last step is used), so ``clone``, grid search and refits behave as in
 scikit-learn. The other route is ``fit(X, y, feature_names=vectorizer.get_feature_names_out())``
 on the estimator itself.
+
+Saved and loaded: :func:`bayesnb.io.save` of a pipeline of one text vectorizer
+(``CountVectorizer`` or ``HashingVectorizer``, settings that are data) and an estimator
+records the vectorizer's settings and the step names (:func:`saved_steps`), and
+:func:`bayesnb.io.load` returns the pipeline again (:func:`text_pipeline`), which takes raw
+text as the saved one did. Other pipelines are saved as their last step and load as it.
 """
 
 from __future__ import annotations
 
 from bayesnb.families import has_family
 
-__all__ = ["final_estimator"]
+__all__ = ["final_estimator", "saved_steps", "text_pipeline"]
 
 
 def _is_pipeline(model) -> bool:
@@ -94,3 +100,24 @@ def _with_vectorizer(est, steps):
     out = est if est is not steps[-1][1] else est._shallow_copy()
     out.vectorizer_params_ = params
     return out
+
+
+def saved_steps(model) -> list[str] | None:
+    """The step names a model file records for ``model``: those of a fitted pipeline of one
+    recordable text vectorizer and a bayesnb estimator (None for anything else, saved and
+    loaded as its estimator)."""
+    if not _is_pipeline(model) or len(model.steps) != 2:
+        return None
+    if getattr(final_estimator(model), "vectorizer_params_", None) is None:
+        return None
+    return [str(name) for name, _ in model.steps]
+
+
+def text_pipeline(est, steps):
+    """The fitted pipeline ``steps[0]: vectorizer -> steps[1]: est`` of a loaded model that
+    records its vectorizer (:func:`bayesnb.columns.saved_vectorizer`)."""
+    from sklearn.pipeline import Pipeline
+
+    from bayesnb.columns import saved_vectorizer
+
+    return Pipeline([(steps[0], saved_vectorizer(est)), (steps[1], est)])

@@ -27,8 +27,10 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from numbers import Integral
 from pathlib import Path
 from typing import TextIO
 
@@ -225,10 +227,11 @@ def scan_files(
     source
         As in :func:`fit_files`.
     vectorizer : CountVectorizer, optional
-        Tokenisation settings (lowercase, token_pattern, ngram_range, stop_words, ...);
-        default ``CountVectorizer()``. Document-frequency pruning (``min_df``, ``max_df``,
-        ``max_features``) and a fixed ``vocabulary`` are refused: they need more than a set
-        of words.
+        Tokenisation settings (lowercase, token_pattern, ngram_range, stop_words, ...) and
+        the vocabulary's pruning (``min_df``, ``max_df``, ``max_features``, as
+        ``CountVectorizer.fit`` applies them: pruning keeps a document and a total count per
+        word, still never the documents); default ``CountVectorizer()``. A fixed
+        ``vocabulary`` is refused (nothing to scan for).
     chunk_size : int, default 10_000
         Documents read at a time.
     progress : bool, default True
@@ -265,22 +268,17 @@ def scan_files(
                 f"{type(vectorizer).__name__}"
             )
         params = vectorizer.get_params()
-        pruning = {
-            k: params[k]
-            for k, default in (("min_df", 1), ("max_df", 1.0), ("max_features", None))
-            if params[k] != default
-        }
-        if pruning or params["vocabulary"] is not None:
-            raise ValueError(
-                "a streamed vocabulary keeps every word: vectorizer must not set min_df, "
-                f"max_df, max_features or vocabulary, got {pruning or 'a vocabulary'}"
-            )
+        if params["vocabulary"] is not None:
+            raise ValueError("scan_files collects a vocabulary: vectorizer must not fix one")
+        prune = (params["min_df"], params["max_df"], params["max_features"]) != (1, 1.0, None)
         analyze = vectorizer.build_analyzer()
     log = CorpusLog(encoding, errors) if _log is None else _log
     files = list_files(source, log)
     csv_only = all(is_csv(p) for p in files)
     columns = (LABEL_COLUMN, TEXT_COLUMN) if vocabulary else (LABEL_COLUMN,)
     words: set[str] = set()
+    doc_freq: Counter[str] = Counter()  # pruning only: documents and tokens per word
+    term_freq: Counter[str] = Counter()
     raw_labels: set[str] = set()
     n_docs = 0
     if not vocabulary:
@@ -294,7 +292,12 @@ def scan_files(
     try:
         for labels, texts in chunks(files_read, chunk_size, log, columns):
             raw_labels.update(labels.tolist())
-            if texts is not None:
+            if texts is not None and prune:
+                for text in texts:
+                    tokens = analyze(text)
+                    doc_freq.update(set(tokens))
+                    term_freq.update(tokens)
+            elif texts is not None:
                 for text in texts:
                     words.update(analyze(text))
             n_docs += len(labels)
@@ -314,6 +317,11 @@ def scan_files(
         raise
     fitted = None
     if vocabulary:
+        try:
+            words = _pruned(doc_freq, term_freq, n_docs, params) if prune else words
+        except ValueError:
+            bar.close(failed=True)
+            raise
         if not words:
             bar.close(failed=True)
             raise ValueError(
@@ -327,6 +335,31 @@ def scan_files(
     if _log is None:
         log.warn()
     return CorpusScan(files, classes, n_docs, fitted)
+
+
+def _pruned(doc_freq: Counter, term_freq: Counter, n_docs: int, params: dict) -> set[str]:
+    """The words ``CountVectorizer.fit`` keeps under ``min_df``, ``max_df`` and
+    ``max_features`` (the same masks, in the same alphabetical order, so ties in the
+    ``max_features`` ranking fall the same way)."""
+    min_df, max_df, limit = params["min_df"], params["max_df"], params["max_features"]
+    high = max_df if isinstance(max_df, Integral) else max_df * n_docs
+    low = min_df if isinstance(min_df, Integral) else min_df * n_docs
+    if high < low:
+        raise ValueError("max_df corresponds to < documents than min_df")
+    if not doc_freq:
+        return set()
+    terms = sorted(doc_freq)
+    dfs = np.array([doc_freq[t] for t in terms], dtype=np.int64)
+    # binary=True counts each word once per document, as CountVectorizer's X then does.
+    tfs = dfs if params["binary"] else np.array([term_freq[t] for t in terms], dtype=np.int64)
+    mask = (dfs <= high) & (dfs >= low)
+    if limit is not None and mask.sum() > limit:
+        keep = np.where(mask)[0][(-tfs[mask]).argsort()[:limit]]
+        mask = np.zeros(len(terms), dtype=bool)
+        mask[keep] = True
+    if not mask.any():
+        raise ValueError("After pruning, no terms remain. Try a lower min_df or a higher max_df.")
+    return {t for t, kept in zip(terms, mask, strict=True) if kept}
 
 
 # -- the counting pass -----------------------------------------------------------------------

@@ -9,7 +9,7 @@ numbers or arrays. Errors name the argument and the problem.
 from __future__ import annotations
 
 import copy
-from numbers import Integral, Real
+from numbers import Integral, Number, Real
 from typing import Any
 
 import numpy as np
@@ -43,6 +43,7 @@ __all__ = [
     "check_finite",
     "check_int",
     "check_missing",
+    "check_one_label_type",
     "check_sample_weight",
     "check_values",
     "encode_labels",
@@ -362,12 +363,33 @@ def check_X_y(estimator, X, y, *, reset: bool, **kwargs):
         raise ValueError("y holds NaN: every sample needs a label")
     if y_arr.dtype.kind == "O" and any(v is None or v != v for v in y_arr):
         raise ValueError("y holds None/NaN: every sample needs a label")
+    if y_arr.dtype.kind == "O":
+        check_one_label_type(y_arr, "y")
     target = type_of_target(y_arr, input_name="y")
     if target not in ("binary", "multiclass", "unknown"):
         raise ValueError(
             f"Unknown label type: {target!r}; y must hold class labels (binary or multiclass)"
         )
     return check_X(estimator, X, reset=reset, y=y_arr, **kwargs)
+
+
+def check_one_label_type(labels: np.ndarray, name: str) -> None:
+    """Refuse an object array of labels that mixes numbers and strings (they cannot be sorted,
+    and scikit-learn's classifiers refuse them too); a list such as ``[1, "a"]`` never gets
+    here: numpy makes it the strings ``["1", "a"]``, as scikit-learn sees it."""
+    kinds = {
+        "number" if isinstance(v, Number) else "string" if isinstance(v, str) else "other"
+        for v in labels
+    }
+    if len(kinds) > 1:
+        first = {}
+        for v in labels:
+            first.setdefault(type(v).__name__, v)
+        shown = ", ".join(f"{v!r} ({t})" for t, v in list(first.items())[:3])
+        raise ValueError(
+            f"{name} mixes label types ({shown}): labels must be all numbers or all strings, "
+            "as scikit-learn requires; convert them to one type (e.g. y.astype(str))"
+        )
 
 
 def encode_labels(y: np.ndarray, classes: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
@@ -405,6 +427,8 @@ def check_classes(classes) -> np.ndarray:
     arr = np.asarray(classes)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"classes must be a non-empty 1-D list of labels, got {classes!r}")
+    if arr.dtype.kind == "O":
+        check_one_label_type(arr, "classes")
     uniq = np.unique(arr)
     if uniq.size != arr.size:
         raise ValueError(f"classes holds duplicate labels: {arr.tolist()}")

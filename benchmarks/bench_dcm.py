@@ -52,7 +52,7 @@ from sklearn.model_selection import LeaveOneOut, StratifiedKFold, train_test_spl
 from sklearn.model_selection import cross_val_predict as sk_cross_val_predict
 
 import bayesnb as bnb
-from bayesnb.compare import all_estimates, compare
+from bayesnb.comparison import all_estimates, compare
 from bayesnb.families import family_of
 from bayesnb.families.dcm.crossval import DCMCrossval
 from bayesnb.model_selection import cross_val_predict, elpd_loo

@@ -11,9 +11,12 @@
    in a fresh process, against the median of three later calls; with numba's cache warm and
    with an empty ``NUMBA_CACHE_DIR`` (these paths load no numba). Target: every
    first call within 2× of the later ones, the same numbers (bitwise) in both processes.
+3. ``bayesnb --help`` in a fresh process (the console script's ``main``): CPU time (user +
+   system) of the whole process, the median of five. Target: ≤ 1 s (only the command names are
+   imported; a command's own modules load when it runs).
 
 Timings on a shared 2-vCPU machine swing with load, so the 1-minute load average is printed.
-Run: ``python benchmarks/bench_first_calls.py [--skip-pymc] [--skip-text]``.
+Run: ``python benchmarks/bench_first_calls.py [--skip-pymc] [--skip-text] [--skip-cli]``.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 COLD_TARGET, WARM_TARGET = 20.0, 10.0  # seconds of the fit_pymc call
 FIRST_TARGET = 2.0  # first call / median of later calls
+HELP_TARGET = 1.0  # CPU seconds of a fresh `bayesnb --help`
 
 _PYMC_CHILD = """
 import hashlib, json, time, warnings
@@ -173,17 +177,47 @@ def text_first_calls() -> int:
     return failed
 
 
+def cli_help(n: int = 5) -> int:
+    """Part 3: CPU time of ``n`` fresh ``bayesnb --help`` processes (their median)."""
+    print("\n[3] bayesnb --help, fresh process: CPU time (user + system)")
+    code = "import sys; from bayesnb.cli import main; sys.exit(main(['--help']))"
+    env = os.environ | {"PYTHONPATH": str(ROOT)}
+    times = []
+    for _ in range(n):
+        before = os.times()
+        subprocess.run(
+            [sys.executable, "-c", code], cwd=ROOT, env=env, check=True, capture_output=True
+        )
+        after = os.times()
+        times.append(
+            after.children_user
+            - before.children_user
+            + after.children_system
+            - before.children_system
+        )
+    median = sorted(times)[n // 2]
+    ok = median <= HELP_TARGET
+    print(
+        f"    median {median:.2f} s CPU of {n} (min {min(times):.2f}, max {max(times):.2f}; "
+        f"target <= {HELP_TARGET:.0f}) {'PASS' if ok else 'FAIL'}  [{_load()}]"
+    )
+    return int(not ok)
+
+
 def main() -> int:
     """Run the parts, print the figures and PASS/FAIL; return the number of failed targets."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-pymc", action="store_true", help="skip part 1 (a minute)")
     parser.add_argument("--skip-text", action="store_true", help="skip part 2")
+    parser.add_argument("--skip-cli", action="store_true", help="skip part 3")
     args, _ = parser.parse_known_args()
     failed = 0
     if not args.skip_pymc:
         failed += pymc_processes()
     if not args.skip_text:
         failed += text_first_calls()
+    if not args.skip_cli:
+        failed += cli_help()
     print(f"\n{failed} target(s) failed  [{_load()}]")
     return failed
 

@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import bayesnb as bnb
-from bayesnb.compare import all_estimates
+from bayesnb.comparison import all_estimates
 from bayesnb.loo import psis_loo
 from bayesnb.model_selection import elpd_loo
 

@@ -19,7 +19,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
 import bayesnb as bnb
-from bayesnb.compare import all_estimates
+from bayesnb.comparison import all_estimates
 
 data = bnb.datasets.load_digits_counts()
 X_pool, X_test, y_pool, y_test = train_test_split(

@@ -549,9 +549,9 @@ def _saved_model(tmp: Path) -> Path:
 
 def _module_cases(tmp: Path) -> list[Case]:
     from bayesnb import datasets
-    from bayesnb.compare import compare
+    from bayesnb.comparison import compare
+    from bayesnb.curves import learning_curve
     from bayesnb.draws import posterior_summary
-    from bayesnb.learning_curve import learning_curve
 
     X, y = _counts()
     garbage = tmp / "garbage.nc"

@@ -623,3 +623,33 @@ def test_fit_help_documents_corpora_on_disk(capsys):
     text = " ".join(capsys.readouterr().out.split())
     for phrase in ("streams", "--chunk-size", "--hash-features", "glob pattern", "./digits"):
         assert phrase in text
+
+
+def test_report_tokenises_the_data_as_fit_did(tmp_path, capsys, monkeypatch):
+    """A model fitted with --stop-words/--ngram-range is reported on those columns."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from bayesnb.cli import report as cli_report
+
+    corpus = _corpus(tmp_path / "mail.csv")
+    model = tmp_path / "mail.nc"
+    options = ["--stop-words", "english", "--ngram-range", "1,2"]
+    rc, _, err = _run(["fit", "multinomial", "--data", corpus, "--out", model, *options], capsys)
+    assert rc == 0, err
+    vocab = list(bnb.load(model).feature_names_in_)
+    assert any(" " in w for w in vocab) and "the" not in vocab
+    seen = []
+
+    def spy(*args, **kwargs):
+        seen.append(load_data(*args, **kwargs))
+        return seen[-1]
+
+    monkeypatch.setattr(cli_report, "load_data", spy)
+    rc, _, err = _run(
+        ["report", model, "--data", corpus, "--out", tmp_path / "r", "--quick"], capsys
+    )
+    assert rc == 0, err
+    texts = pd.read_csv(corpus)["text"].tolist()
+    expected = CountVectorizer(stop_words="english", ngram_range=(1, 2), vocabulary=vocab)
+    assert_array_equal(seen[0].X.toarray(), expected.transform(texts).toarray())
+    assert seen[0].X[:, [" " in w for w in vocab]].sum() > 0  # the word pairs are counted

@@ -384,3 +384,139 @@ def test_predict_with_a_saved_pipeline_tokenises_as_the_pipeline(tmp_path, capsy
     expected = pipe.predict_proba([Path(p).read_text() for p in frame["document"]])
     assert_allclose(_proba(frame, pipe.classes_), expected, rtol=1e-12)
     assert len(frame) == len(docs)
+
+
+def test_a_reader_that_closes_stdout_early_ends_predict_quietly(tmp_path, capsys):
+    """``predict --out - | head -1``: status 141 (128 + SIGPIPE), nothing on stderr."""
+    import subprocess
+    import sys
+
+    model = _fit(tmp_path, capsys)
+    words = WORDS["spam"] + WORDS["ham"]
+    corpus = tmp_path / "new.csv"
+    # 4,000 rows of about 60 bytes: far more than a pipe and Python's buffer hold.
+    pd.DataFrame({"text": [" ".join(words[i % 7 : i % 7 + 5]) for i in range(4000)]}).to_csv(
+        corpus, index=False
+    )
+    root = Path(__file__).resolve().parent.parent
+    code = "import sys; from bayesnb.cli import main; sys.exit(main(sys.argv[1:]))"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, "predict", str(model), "--data", str(corpus), "--out", "-"],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**__import__("os").environ, "PYTHONPATH": str(root)},
+    )
+    header = proc.stdout.readline()
+    proc.stdout.close()  # the reader goes, as `head -1` does
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141
+    assert header == b"document,predicted,proba_ham,proba_spam\n"
+    assert "error" not in err and "Broken pipe" not in err and "Traceback" not in err, err
+
+
+# -- the vectorizer options of fit -------------------------------------------------------------
+def _texts(folder: Path) -> tuple[list[str], list[str]]:
+    paths = sorted(folder.glob("*/*.txt"))
+    return [p.read_text() for p in paths], [p.parent.name for p in paths]
+
+
+@pytest.mark.parametrize(
+    ("options", "settings"),
+    [
+        (["--min-df", "3"], {"min_df": 3}),
+        (["--max-df", "0.5"], {"max_df": 0.5}),
+        (["--max-features", "7"], {"max_features": 7}),
+        (["--stop-words", "english"], {"stop_words": "english"}),
+        (["--ngram-range", "1,2", "--min-df", "0.1"], {"ngram_range": (1, 2), "min_df": 0.1}),
+    ],
+)
+def test_fit_vectorizer_options_round_trip_through_predict(tmp_path, capsys, options, settings):
+    """fit --OPTION on a corpus == scikit-learn's pipeline with CountVectorizer(OPTION)."""
+    from sklearn.pipeline import make_pipeline
+
+    model = _fit(tmp_path, capsys, *options)
+    docs, y = _texts(tmp_path / "train")
+    pipe = make_pipeline(CountVectorizer(**settings), bnb.MultinomialNB()).fit(docs, y)
+    est = bnb.load(model)
+    assert_array_equal(est.feature_names_in_, pipe[0].get_feature_names_out())
+    recorded = {k: est.vectorizer_params_[k] for k in settings}
+    assert recorded == {k: list(v) if isinstance(v, tuple) else v for k, v in settings.items()}
+    new = _folder(tmp_path / "new", n=20, seed=5, extra=["unseen", "words"])
+    out = tmp_path / "pred.csv"
+    rc, _, err = _run(["predict", model, "--data", new, "--out", out], capsys)
+    assert rc == 0, err
+    frame = pd.read_csv(out)
+    texts = [Path(p).read_text() for p in frame["document"]]
+    assert_allclose(_proba(frame, est.classes_), pipe.predict_proba(texts), rtol=1e-12)
+
+
+def test_fit_pruning_changes_the_vocabulary(tmp_path, capsys):
+    model = _fit(tmp_path, capsys, "--stop-words", "english", "--max-features", "5")
+    words = list(bnb.load(model).feature_names_in_)
+    assert len(words) == 5 and not set(words) & {"the", "to", "and", "of", "for"}
+
+
+def test_fit_stop_words_from_a_file(tmp_path, capsys):
+    stop = tmp_path / "stop.txt"
+    stop.write_text("the\nmoney\n\nteam\n")
+    model = _fit(tmp_path, capsys, "--stop-words", stop)
+    est = bnb.load(model)
+    assert est.vectorizer_params_["stop_words"] == ["money", "team", "the"]
+    docs, _ = _texts(tmp_path / "train")
+    expected = CountVectorizer(stop_words=["money", "team", "the"]).fit(docs)
+    assert_array_equal(est.feature_names_in_, expected.get_feature_names_out())
+
+
+def test_fit_hashed_with_stop_words_and_ngrams(tmp_path, capsys):
+    from sklearn.pipeline import make_pipeline
+
+    model = _fit(
+        tmp_path, capsys, "--hash-features", "64", "--stop-words", "english", "--ngram-range", "1,2"
+    )
+    docs, y = _texts(tmp_path / "train")
+    hashing = HashingVectorizer(
+        n_features=64, alternate_sign=False, norm=None, stop_words="english", ngram_range=(1, 2)
+    )
+    pipe = make_pipeline(hashing, bnb.MultinomialNB()).fit(docs, y)
+    out = tmp_path / "pred.csv"
+    rc, _, err = _run(["predict", model, "--data", tmp_path / "train", "--out", out], capsys)
+    assert rc == 0, err
+    frame = pd.read_csv(out)
+    texts = [Path(p).read_text() for p in frame["document"]]
+    assert_allclose(_proba(frame, pipe.classes_), pipe.predict_proba(texts), rtol=1e-12)
+
+
+def test_load_data_applies_the_vectorizer(tmp_path):
+    folder = _folder(tmp_path / "docs")
+    data = load_data(str(folder), vectorizer=CountVectorizer(ngram_range=(1, 2), min_df=2))
+    docs, _ = _texts(folder)
+    expected = CountVectorizer(ngram_range=(1, 2), min_df=2).fit(docs)
+    assert_array_equal(data.feature_names, expected.get_feature_names_out())
+    assert_array_equal(data.X.toarray(), expected.transform(docs).toarray())
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--min-df", "0"], "--min-df must be a number of documents >= 1 or a fraction"),
+        (["--max-df", "1.5"], "--max-df must be a number of documents >= 1 or a fraction"),
+        (["--min-df", "many"], "--min-df must be a number of documents"),
+        (["--ngram-range", "2,1"], "--ngram-range must be MIN,MAX"),
+        (["--max-features", "0"], "--max-features must be an integer >= 1"),
+        (["--stop-words", "no/such/file"], "--stop-words must be 'english' or a file"),
+        (["--hash-features", "64", "--min-df", "2"], "--min-df choose words of a vocabulary"),
+        (["--min-df", "30", "--max-df", "2"], "max_df corresponds to < documents than min_df"),
+        (["--min-df", "0.99"], "After pruning, no terms remain"),
+    ],
+)
+def test_bad_vectorizer_options(tmp_path, capsys, options, message):
+    train = _folder(tmp_path / "train")
+    argv = ["fit", "multinomial", "--data", train, "--out", tmp_path / "m.nc", *options]
+    _bad(argv, capsys, message)
+    assert not (tmp_path / "m.nc").exists()
+
+
+def test_vectorizer_options_refused_for_a_table(tmp_path, capsys):
+    argv = ["fit", "multinomial", "--data", "digits", "--out", tmp_path / "m.nc", "--min-df", "2"]
+    _bad(argv, capsys, "--min-df: options of text data; --data 'digits' is counts")

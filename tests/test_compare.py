@@ -12,7 +12,7 @@ from sklearn.metrics import brier_score_loss, log_loss
 from sklearn.model_selection import StratifiedKFold, train_test_split
 
 import bayesnb as bnb
-from bayesnb.compare import all_estimates, compare, expected_calibration_error
+from bayesnb.comparison import all_estimates, compare, expected_calibration_error
 
 
 @pytest.fixture(scope="module")
@@ -339,7 +339,7 @@ def test_n_parameters_of_foreign_models(digits):
     from sklearn.naive_bayes import BernoulliNB, CategoricalNB, GaussianNB
     from sklearn.neighbors import KNeighborsClassifier
 
-    from bayesnb.compare import n_parameters
+    from bayesnb.comparison import n_parameters
 
     X_tr, _, y_tr, _ = digits
     assert n_parameters(GaussianNB().fit(X_tr, y_tr)) == 9 + 2 * 10 * 64

@@ -18,7 +18,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 
 import bayesnb as bnb
-from bayesnb.compare import LOO_METHODS, METRICS, all_estimates, compare
+from bayesnb.comparison import LOO_METHODS, METRICS, all_estimates, compare
 from bayesnb.loo import psis_loo
 from bayesnb.model_selection import elpd_loo
 

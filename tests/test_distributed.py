@@ -509,14 +509,19 @@ def test_scan_files_vocabulary_equals_in_memory_count_vectorizer(tmp_path):
         progress=False,
     )
     _assert_same_discrete(model, bnb.MultinomialNB().fit(ref.transform(texts), labels))
-    # Tokenisation settings are kept; pruning needs document frequencies and is refused.
-    bigrams = streaming.scan_files(
-        tmp_path / "f", CountVectorizer(ngram_range=(1, 2), lowercase=False), progress=False
-    )
-    ref2 = CountVectorizer(ngram_range=(1, 2), lowercase=False).fit(texts)
-    assert_array_equal(bigrams.vectorizer.get_feature_names_out(), ref2.get_feature_names_out())
-    with pytest.raises(ValueError, match="min_df"):
-        streaming.scan_files(tmp_path / "f", CountVectorizer(min_df=2), progress=False)
+    # Tokenisation settings are kept, and the pruning of CountVectorizer.fit applied.
+    for settings in (
+        {"ngram_range": (1, 2), "lowercase": False},
+        {"min_df": 2},
+        {"max_df": 0.6, "ngram_range": (1, 2)},
+        {"max_features": 3},
+        {"max_features": 4, "binary": True, "stop_words": ["the"]},
+    ):
+        scanned = streaming.scan_files(tmp_path / "f", CountVectorizer(**settings), progress=False)
+        ref2 = CountVectorizer(**settings).fit(texts)
+        assert_array_equal(scanned.vectorizer.get_feature_names_out(), ref2.get_feature_names_out())
+    with pytest.raises(ValueError, match="must not fix one"):
+        streaming.scan_files(tmp_path / "f", CountVectorizer(vocabulary=["a"]), progress=False)
     (tmp_path / "stop" / "a").mkdir(parents=True)
     (tmp_path / "stop" / "b").mkdir()
     (tmp_path / "stop" / "a" / "1.txt").write_text("a b c")

@@ -7,7 +7,7 @@ import pytest
 from sklearn import naive_bayes as sknb
 
 import bayesnb as bnb
-from bayesnb.compare import n_parameters
+from bayesnb.comparison import n_parameters
 from bayesnb.families import Family, family_of
 from bayesnb.families._protocol import Unsupported
 from bayesnb.informative import _supported, most_informative_features

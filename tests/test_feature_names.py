@@ -287,9 +287,47 @@ def test_saving_a_pipeline_saves_its_model_with_the_vocabulary(tmp_path):
     pipe = make_pipeline(CountVectorizer(), bnb.MultinomialNB()).fit(DOCS, LABELS)
     save(pipe, tmp_path / "p.nc")
     back = bnb.load(tmp_path / "p.nc")
+    est = bnb.final_estimator(back)
+    assert isinstance(est, bnb.MultinomialNB)
+    assert list(est.feature_names_in_) == _vocabulary()
+    assert_array_equal(est.predict_proba(pipe[0].transform(DOCS)), pipe.predict_proba(DOCS))
+
+
+@pytest.mark.parametrize(
+    "vectorizer",
+    [
+        CountVectorizer(min_df=2),
+        CountVectorizer(max_df=0.5),
+        CountVectorizer(max_features=4),
+        CountVectorizer(stop_words="english"),
+        CountVectorizer(stop_words=["cheap", "meds"], ngram_range=(1, 2), binary=True),
+        HashingVectorizer(n_features=32, alternate_sign=False, norm=None, stop_words="english"),
+    ],
+    ids=["min_df", "max_df", "max_features", "english", "list-bigrams", "hashing"],
+)
+def test_a_saved_text_pipeline_loads_as_a_pipeline_that_takes_raw_text(tmp_path, vectorizer):
+    pipe = make_pipeline(vectorizer, bnb.MultinomialNB()).fit(DOCS, LABELS)
+    bnb.io.save(pipe, tmp_path / "p.nc")
+    back = bnb.load(tmp_path / "p.nc")
+    assert [name for name, _ in back.steps] == [name for name, _ in pipe.steps]
+    assert back[0].get_params() == pipe[0].get_params()
+    new = ["cheap meds now", "lunch meeting at noon", "buy cheap cheap", "words never seen"]
+    assert_array_equal(back.predict_proba(new), pipe.predict_proba(new))
+    assert_array_equal(back.predict(DOCS), pipe.predict(DOCS))
+    # Saved again it loads the same; a clone refitted is the same model.
+    bnb.io.save(back, tmp_path / "again.nc")
+    assert_array_equal(bnb.load(tmp_path / "again.nc").predict_proba(new), pipe.predict_proba(new))
+    refit = clone(back).fit(DOCS, LABELS)
+    assert_array_equal(refit.predict_proba(new), pipe.predict_proba(new))
+
+
+def test_a_pipeline_with_more_steps_loads_as_its_estimator(tmp_path):
+    pipe = make_pipeline(CountVectorizer(), TfidfTransformer(), bnb.MultinomialNB())
+    pipe.fit(DOCS, LABELS)
+    bnb.io.save(pipe, tmp_path / "p.nc")
+    back = bnb.load(tmp_path / "p.nc")
     assert isinstance(back, bnb.MultinomialNB)
     assert list(back.feature_names_in_) == _vocabulary()
-    assert_array_equal(back.predict_proba(pipe[0].transform(DOCS)), pipe.predict_proba(DOCS))
 
 
 def test_a_file_without_given_names_loads_as_before(tmp_path):

@@ -235,9 +235,22 @@ def test_lone_document_and_emptied_class():
     for est in (MultinomialNB(), BernoulliNB(), CategoricalNB(min_categories=2)):
         ours, ref = _both(est, X, y, LeaveOneOut())
         np.testing.assert_allclose(ours, ref, rtol=0, atol=1e-10)
-        res = elpd_loo(est, X, y)
+        with pytest.warns(UserWarning, match="class.es. 3 have a single document") as caught:
+            res = elpd_loo(est, X, y)
+        assert "elpd_loo is -inf" in str(caught[0].message)
         assert np.isneginf(res.pointwise[0])  # its class is gone from the model without it
         assert np.isneginf(res.joint[0, 3]) and np.isfinite(res.joint[1:]).all()
+        assert np.isneginf(res.elpd) and np.isnan(res.se)
+        assert np.isfinite(res.pointwise[1:]).all()
+
+
+def test_no_single_document_warning_when_every_class_has_two():
+    X, y, _ = _data(8)
+    assert np.bincount(y).min() >= 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        res = elpd_loo(MultinomialNB(), X, y)
+    assert np.isfinite(res.elpd) and np.isfinite(res.se)
 
 
 def test_two_classes_lone_document_is_an_error_like_a_refit():

@@ -734,7 +734,7 @@ def test_evidence_maximiser_agrees_with_bayesnb_evidence():
 @pytest.mark.slow
 def test_compare_scores_a_nuts_fit_by_psis_loo(fits):
     """compare(posteriors=...) scores the NUTS draws as fit_pymc's own log_likelihood does."""
-    from bayesnb.compare import compare
+    from bayesnb.comparison import compare
     from bayesnb.loo import psis_loo
     from bayesnb.model_selection import elpd_loo
 

@@ -1,5 +1,5 @@
 """``bayesnb compare``: held-out metrics of several models (and scikit-learn baselines) on one
-data set, :func:`bayesnb.compare.compare`'s table; with ``--cv N|loo`` also cross-validated
+data set, :func:`bayesnb.compare`'s table; with ``--cv N|loo`` also cross-validated
 accuracy, log loss and ELPD of every document, computed for bayesnb models by
 :func:`bayesnb.model_selection.cross_val_predict` (one fit, each fold's statistics
 subtracted) and for scikit-learn baselines by scikit-learn's refits."""
@@ -27,46 +27,42 @@ from bayesnb.cli.models import (
     no_alpha_models,
 )
 from bayesnb.cli.options import CV_HELP, parse_alpha, parse_cv
-from bayesnb.compare import all_estimates, compare
+from bayesnb.comparison import all_estimates, compare
 from bayesnb.families import has_family
 from bayesnb.validation import ESTIMATES
 
-__all__ = ["BASELINES", "add_parser", "cross_validated", "run"]
+__all__ = ["BASELINES", "add_arguments", "cross_validated", "run"]
 
 # scikit-learn baselines by short name; ``sklearn:ClassName`` reaches any other classifier.
 BASELINES = ("complement", "logistic", "sklearn:CLASS")
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``compare`` and its options to the ``bayesnb`` sub-command parsers."""
-    cmp_ = subparsers.add_parser(
-        "compare",
-        help="held-out metrics of several models on one data set",
-        description=(
-            "Print bayesnb.compare's table for MODEL[:ESTIMATE] entries on --data, e.g. "
-            "`bayesnb compare --data digits multinomial bernoulli:mean complement`. A model "
-            "without an estimate is compared under all four. Baselines (scikit-learn, default "
-            "parameters, --alpha does not apply): complement (ComplementNB), logistic "
-            "(LogisticRegression), or sklearn:CLASS for any classifier with predict_proba. "
-            "poisson defaults to alpha='evidence' (Gamma shape learned, rate 1; --alpha N fixes "
-            "it); dcm is compared under mle, map and mean (it has no bayes estimate)."
-        ),
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The description and options of ``compare`` on its sub-command parser."""
+    parser.description = (
+        "Print bayesnb.compare's table for MODEL[:ESTIMATE] entries on --data, e.g. "
+        "`bayesnb compare --data digits multinomial bernoulli:mean complement`. A model "
+        "without an estimate is compared under all four. Baselines (scikit-learn, default "
+        "parameters, --alpha does not apply): complement (ComplementNB), logistic "
+        "(LogisticRegression), or sklearn:CLASS for any classifier with predict_proba. "
+        "poisson defaults to alpha='evidence' (Gamma shape learned, rate 1; --alpha N fixes "
+        "it); dcm is compared under mle, map and mean (it has no bayes estimate)."
     )
-    cmp_.add_argument(
+    parser.add_argument(
         "models",
         nargs="+",
         metavar="MODEL[:ESTIMATE]",
         help=f"model ({models_help()}), optionally :mle|map|mean|bayes; or a baseline "
         "(complement, logistic, sklearn:CLASS)",
     )
-    cmp_.add_argument("--data", required=True, metavar="SPEC", help=DATA_HELP)
-    cmp_.add_argument(
+    parser.add_argument("--data", required=True, metavar="SPEC", help=DATA_HELP)
+    parser.add_argument(
         "--alpha",
         metavar="N|evidence",
         help=f"prior concentration ({alpha_models()}; not {no_alpha_models()})",
     )
-    cmp_.add_argument("--test-size", type=float, default=0.3, help="held-out share (0.3)")
-    cmp_.add_argument(
+    parser.add_argument("--test-size", type=float, default=0.3, help="held-out share (0.3)")
+    parser.add_argument(
         "--cv",
         metavar="N|loo",
         help=f"also cross-validate on all documents: {CV_HELP}. Adds cv_acc, cv_logloss and "
@@ -74,15 +70,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "fold) to the table; bayesnb models fit once and subtract each fold (exact, no "
         "refits), scikit-learn baselines are refitted per fold (not under loo)",
     )
-    cmp_.add_argument(
+    parser.add_argument(
         "--no-loo",
         action="store_true",
         help="skip elpd_loo, the exact leave-one-out ELPD of the training labels",
     )
-    cmp_.add_argument(
+    parser.add_argument(
         "--seed", type=int, default=DEMO_SEED, help="seed of the split and of the --cv folds (0)"
     )
-    return cmp_
 
 
 def _baseline(spec: str):

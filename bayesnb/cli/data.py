@@ -42,10 +42,13 @@ def _sklearn_table(name: str):
     return bunch.data, np.asarray(bunch.target_names)[bunch.target], bunch.feature_names
 
 
-def _vectorize(texts: list[str], vocabulary=None):
+def _vectorize(texts: list[str], vocabulary=None, vectorizer=None):
+    from sklearn.base import clone
     from sklearn.feature_extraction.text import CountVectorizer
 
-    vec = CountVectorizer(vocabulary=None if vocabulary is None else list(vocabulary))
+    vec = CountVectorizer() if vectorizer is None else clone(vectorizer)
+    if vocabulary is not None:
+        vec.set_params(vocabulary=list(vocabulary))
     try:
         X = vec.fit_transform(texts)
     except ValueError as exc:  # e.g. "empty vocabulary; perhaps the documents only contain..."
@@ -53,7 +56,14 @@ def _vectorize(texts: list[str], vocabulary=None):
     return X.tocsr().astype(np.float64), vec.get_feature_names_out()
 
 
-def load_data(spec: str, *, vocabulary=None, seed: int = DEMO_SEED, test_size: float = 0.3):
+def load_data(
+    spec: str,
+    *,
+    vocabulary=None,
+    vectorizer=None,
+    seed: int = DEMO_SEED,
+    test_size: float = 0.3,
+):
     """A ``--data`` specification as a :class:`bayesnb.report.Dataset`.
 
     Parameters
@@ -64,6 +74,9 @@ def load_data(spec: str, *, vocabulary=None, seed: int = DEMO_SEED, test_size: f
         ``text`` columns.
     vocabulary : sequence of str, optional
         Fixed columns for text data (a saved model's feature names).
+    vectorizer : CountVectorizer, optional
+        The tokenisation and pruning of text data (default ``CountVectorizer()``; a clone is
+        fitted, with ``vocabulary`` when given).
     seed, test_size
         The stratified split every report section uses.
 
@@ -93,7 +106,7 @@ def load_data(spec: str, *, vocabulary=None, seed: int = DEMO_SEED, test_size: f
                 if not cats:
                     raise DataError(f"--data {spec!r} names no categories after 'fortunes:'")
             texts, y = datasets.load_fortunes(cats, return_X_y=True)
-            X, names = _vectorize(texts, vocabulary)
+            X, names = _vectorize(texts, vocabulary, vectorizer)
             kind, name = "text", "fortunes"
             desc = "Debian's fortune cookies, one category per file"
         else:
@@ -110,7 +123,7 @@ def load_data(spec: str, *, vocabulary=None, seed: int = DEMO_SEED, test_size: f
                     f"unknown --data {spec!r}: expected one of {', '.join(DATA_NAMES)}, a folder "
                     "of class sub-folders, or a CSV file with 'label' and 'text' columns"
                 )
-            X, names = _vectorize(list(texts), vocabulary)
+            X, names = _vectorize(list(texts), vocabulary, vectorizer)
             kind, name = "text", path.name or spec
             desc = f"text from {spec}"
         return Dataset(

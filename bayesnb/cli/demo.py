@@ -25,45 +25,40 @@ from bayesnb.cli.models import fit_named
 from bayesnb.cli.options import Progress
 from bayesnb.columns import record_vectorizer
 
-__all__ = ["add_parser", "run", "run_demo"]
+__all__ = ["add_arguments", "run", "run_demo"]
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``demo`` and its options to the ``bayesnb`` sub-command parsers."""
-    demo = subparsers.add_parser(
-        "demo",
-        help="every model × estimate on the embedded data; models/ and reports/demo/",
-        description=(
-            "Fit Bernoulli, multinomial and categorical naive Bayes (digits; multinomial and "
-            "Bernoulli on Debian's fortunes when installed) and GDA (breast cancer, wine) under "
-            "the mle, map, mean and bayes estimates; save one model per data set × model (the "
-            "estimate is a parameter: `predict --estimate` rescores) and build the HTML "
-            "report reports/demo/index.html."
-        ),
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The description and options of ``demo`` on its sub-command parser."""
+    parser.description = (
+        "Fit Bernoulli, multinomial and categorical naive Bayes (digits; multinomial and "
+        "Bernoulli on Debian's fortunes when installed) and GDA (breast cancer, wine) under "
+        "the mle, map, mean and bayes estimates; save one model per data set × model (the "
+        "estimate is a parameter: `predict --estimate` rescores) and build the HTML "
+        "report reports/demo/index.html."
     )
-    demo.add_argument(
+    parser.add_argument(
         "--out-models",
         type=Path,
         default=Path("models"),
         help="folder for the fitted models (default: models)",
     )
-    demo.add_argument(
+    parser.add_argument(
         "--out-reports",
         type=Path,
         default=Path("reports"),
         help="the report goes to <folder>/demo/ (default: reports)",
     )
-    demo.add_argument(
+    parser.add_argument(
         "--seed", type=int, default=DEMO_SEED, help="seed of the splits and draws (default: 0)"
     )
-    demo.add_argument(
+    parser.add_argument(
         "--no-nuts", action="store_true", help="skip the NUTS section (saves ~20-40 s)"
     )
-    demo.add_argument("--no-fortunes", action="store_true", help="leave Debian's fortunes out")
-    demo.add_argument(
+    parser.add_argument("--no-fortunes", action="store_true", help="leave Debian's fortunes out")
+    parser.add_argument(
         "--quick", action="store_true", help="fewer draws, grid points and repeats (a fast preview)"
     )
-    return demo
 
 
 def run(args) -> int:

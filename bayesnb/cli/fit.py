@@ -17,6 +17,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from sklearn.feature_extraction.text import CountVectorizer
 
 from bayesnb.cli.data import DEMO_SEED, is_corpus, load_data
 from bayesnb.cli.errors import DataError, one_line
@@ -30,79 +31,83 @@ from bayesnb.cli.models import (
     save_model,
 )
 from bayesnb.cli.options import parse_alpha
+from bayesnb.cli.text import OPTIONS, PRUNING, add_vectorizer_options, vectorizer_settings
 from bayesnb.columns import record_vectorizer
 from bayesnb.validation import ESTIMATES
 
-__all__ = ["add_parser", "fit_streamed", "run"]
+__all__ = ["add_arguments", "fit_streamed", "run"]
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``fit`` and its options to the ``bayesnb`` sub-command parsers."""
-    fit = subparsers.add_parser(
-        "fit",
-        help="fit one model on a data set and save it (netCDF)",
-        description=(
-            "Fit MODEL on every document of --data and save it to --out. An embedded data "
-            "set (digits, breast_cancer, wine, iris, fortunes[:cat1,cat2]) is loaded in memory. "
-            "Any other --data is a text corpus on disk, which fit streams: it reads "
-            "--chunk-size documents at a time, never the whole corpus, and prints progress "
-            "with documents/s on stderr. A corpus is a folder of class sub-folders (one "
-            "document per file, labelled by its folder), a folder of CSV files, a CSV file "
-            "(columns 'label' and 'text', one document per row), or a glob pattern of such "
-            "files, quoted so the shell does not expand it ('mail/*/*.txt', 'data/*.csv.gz'). "
-            "An embedded name wins over a folder of that name: write ./digits for the folder. "
-            "A first pass collects the labels and the vocabulary, so the columns are the "
-            "corpus's words (the in-memory fit's, which `report` and new text reuse); "
-            "--hash-features N counts in a single pass into N hashed columns instead (memory "
-            "bounded whatever the vocabulary; no words are saved, so `report` cannot re-read "
-            "such a model's columns; `predict` hashes new text the same way). With --nuts the "
-            "corpus is loaded in memory."
-        ),
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The description and options of ``fit`` on its sub-command parser."""
+    parser.description = (
+        "Fit MODEL on every document of --data and save it to --out. An embedded data "
+        "set (digits, breast_cancer, wine, iris, fortunes[:cat1,cat2]) is loaded in memory. "
+        "Any other --data is a text corpus on disk, which fit streams: it reads "
+        "--chunk-size documents at a time, never the whole corpus, and prints progress "
+        "with documents/s on stderr. A corpus is a folder of class sub-folders (one "
+        "document per file, labelled by its folder), a folder of CSV files, a CSV file "
+        "(columns 'label' and 'text', one document per row), or a glob pattern of such "
+        "files, quoted so the shell does not expand it ('mail/*/*.txt', 'data/*.csv.gz'). "
+        "An embedded name wins over a folder of that name: write ./digits for the folder. "
+        "A first pass collects the labels and the vocabulary, so the columns are the "
+        "corpus's words (the in-memory fit's, which `report` and new text reuse); "
+        "--hash-features N counts in a single pass into N hashed columns instead (memory "
+        "bounded whatever the vocabulary; no words are saved, so `report` cannot re-read "
+        "such a model's columns; `predict` hashes new text the same way). With --nuts the "
+        "corpus is loaded in memory."
     )
-    fit.add_argument("model", choices=cli_models(), metavar="MODEL", help=f"one of {models_help()}")
-    fit.add_argument(
+    parser.add_argument(
+        "model", choices=cli_models(), metavar="MODEL", help=f"one of {models_help()}"
+    )
+    parser.add_argument(
         "--data",
         required=True,
         metavar="SPEC",
         help="an embedded data set, or a folder, CSV file or quoted glob pattern of text files "
         "on disk (streamed; see above)",
     )
-    fit.add_argument(
+    parser.add_argument(
         "--chunk-size",
         type=int,
         default=10_000,
         metavar="N",
         help="documents read at a time from a corpus on disk (10000)",
     )
-    fit.add_argument(
+    parser.add_argument(
         "--hash-features",
         type=int,
         metavar="N",
         help="one pass, N hashed columns (e.g. 262144) instead of the corpus vocabulary",
     )
-    fit.add_argument(
+    parser.add_argument(
         "--estimate",
         choices=ESTIMATES,
         help="how the model scores new data (default: the model's own, mean; dcm: map, and "
         "dcm refuses bayes)",
     )
-    fit.add_argument(
+    parser.add_argument(
         "--alpha",
         metavar="N|evidence",
         help="prior concentration (poisson: Gamma shape), or 'evidence' to learn it "
         f"({alpha_models()})",
     )
-    fit.add_argument(
+    parser.add_argument(
         "--nuts",
         action="store_true",
         help="also sample the PyMC model with NUTS; draws go to NAME.nuts.nc",
     )
-    fit.add_argument("--draws", type=int, default=1000, help="NUTS draws per chain (1000)")
-    fit.add_argument("--tune", type=int, default=1000, help="NUTS tuning steps (1000)")
-    fit.add_argument("--chains", type=int, default=4, help="NUTS chains (4)")
-    fit.add_argument("--seed", type=int, default=DEMO_SEED, help="random seed (0)")
-    fit.add_argument("--out", required=True, metavar="models/NAME.nc", help="the model file")
-    return fit
+    parser.add_argument("--draws", type=int, default=1000, help="NUTS draws per chain (1000)")
+    parser.add_argument("--tune", type=int, default=1000, help="NUTS tuning steps (1000)")
+    parser.add_argument("--chains", type=int, default=4, help="NUTS chains (4)")
+    parser.add_argument("--seed", type=int, default=DEMO_SEED, help="random seed (0)")
+    parser.add_argument("--out", required=True, metavar="models/NAME.nc", help="the model file")
+    add_vectorizer_options(parser)
+
+
+def _option(key: str) -> str:
+    """The option that sets CountVectorizer parameter ``key``."""
+    return next(option for option, k in OPTIONS.items() if k == key)
 
 
 def fit_streamed(args) -> int:
@@ -117,6 +122,13 @@ def fit_streamed(args) -> int:
     from bayesnb import streaming
 
     spec = str(args.data).strip()
+    settings = vectorizer_settings(args)
+    pruning = [_option(k) for k in PRUNING if k in settings]
+    if args.hash_features and pruning:
+        raise DataError(
+            f"{', '.join(pruning)} choose words of a vocabulary: --hash-features keeps none "
+            "(use --stop-words and --ngram-range with it, or drop --hash-features)"
+        )
     corpus = SimpleNamespace(name=Path(spec).name or spec, kind="text", binarize=0.0)
     check_model_data(args.model, corpus)
     est = build_estimator(args.model, corpus, args.estimate, parse_alpha(args.alpha))
@@ -125,10 +137,12 @@ def fit_streamed(args) -> int:
         est._check_params()  # a bad configuration fails before the corpus is read
         # Undecodable bytes become U+FFFD, as when load_data reads a folder in memory.
         if args.hash_features:
-            vec = streaming.default_vectorizer(args.hash_features)
+            vec = streaming.default_vectorizer(args.hash_features).set_params(**settings)
             files, classes, total = spec, None, None  # labels: fit_files's cheap first pass
         else:
-            scan = streaming.scan_files(spec, chunk_size=args.chunk_size, errors="replace")
+            scan = streaming.scan_files(
+                spec, CountVectorizer(**settings), args.chunk_size, errors="replace"
+            )
             files, vec, classes, total = scan.files, scan.vectorizer, scan.classes, scan.n_documents
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
@@ -165,16 +179,19 @@ def run(args) -> int:
 
     if is_corpus(args.data) and not args.nuts:
         return fit_streamed(args)  # NUTS needs the documents in memory: load_data below
-    data = load_data(args.data, seed=args.seed)
+    settings = vectorizer_settings(args)
+    vectorizer = CountVectorizer(**settings)
+    data = load_data(args.data, vectorizer=vectorizer, seed=args.seed)
+    if settings and data.kind != "text":
+        given = ", ".join(_option(k) for k in settings)
+        raise DataError(f"{given}: options of text data; --data {args.data!r} is {data.kind}")
     check_model_data(args.model, data)
     est = build_estimator(args.model, data, args.estimate, parse_alpha(args.alpha))
     t0 = time.perf_counter()
     try:
         fit_named(est, data.X, data.y, data.feature_names)
-        if data.kind == "text":  # load_data's words: CountVectorizer()'s columns
-            from sklearn.feature_extraction.text import CountVectorizer
-
-            record_vectorizer(est, CountVectorizer())
+        if data.kind == "text":  # load_data's words: the vectorizer's columns
+            record_vectorizer(est, vectorizer)
     except ValueError as exc:
         raise DataError(
             f"{args.model} cannot be fitted to --data {args.data!r}: {one_line(exc)}"

@@ -16,29 +16,24 @@ import numpy as np
 
 from bayesnb.cli.predict import load_model
 
-__all__ = ["add_parser", "describe", "run"]
+__all__ = ["add_arguments", "describe", "run"]
 
 _CI = 0.94  # ArviZ's default interval
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``inspect`` and its options to the ``bayesnb`` sub-command parsers."""
-    inspect = subparsers.add_parser(
-        "inspect",
-        help="print what a saved model holds (no data is read)",
-        description=(
-            "Print the model in MODEL_FILE: its type and parameters, classes, features "
-            "(the words of a text model), learned alpha, log evidence, the training "
-            "statistics, a closed-form posterior summary (mean, sd and 94% interval, as "
-            "az.summary) and the most informative features, and how to rescore it under "
-            "another estimate. Nothing but the file is read."
-        ),
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The description and options of ``inspect`` on its sub-command parser."""
+    parser.description = (
+        "Print the model in MODEL_FILE: its type and parameters, classes, features "
+        "(the words of a text model), learned alpha, log evidence, the training "
+        "statistics, a closed-form posterior summary (mean, sd and 94% interval, as "
+        "az.summary) and the most informative features, and how to rescore it under "
+        "another estimate. Nothing but the file is read."
     )
-    inspect.add_argument("model_file", metavar="MODEL_FILE", help="a model saved by `fit`")
-    inspect.add_argument(
+    parser.add_argument("model_file", metavar="MODEL_FILE", help="a model saved by `fit`")
+    parser.add_argument(
         "--top", type=int, default=5, metavar="N", help="features shown per class pair (5)"
     )
-    return inspect
 
 
 def _names(values, n: int = 6) -> str:

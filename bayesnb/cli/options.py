@@ -59,6 +59,7 @@ def check_numbers(args) -> None:
         "chunk_size": 1,
         "hash_features": 1,
         "top": 1,
+        "max_features": 1,
     }
     parse_cv(getattr(args, "cv", None))
     for name, low in minimum.items():

@@ -24,56 +24,56 @@ from bayesnb.cli.data import DEMO_SEED, is_corpus, load_data
 from bayesnb.cli.errors import DataError, one_line
 from bayesnb.validation import ESTIMATES
 
-__all__ = ["add_parser", "load_model", "run"]
+__all__ = ["add_arguments", "load_model", "run"]
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``predict`` and its options to the ``bayesnb`` sub-command parsers."""
-    predict = subparsers.add_parser(
-        "predict",
-        help="apply a saved model to documents; one CSV row per document",
-        description=(
-            "Score every document of --data with the model saved in MODEL_FILE and write "
-            "--out: one row per document with its name (its path, FILE.csv:ROW for a row of "
-            "a CSV file, or the row number of an embedded data set), the predicted class and "
-            "one probability column per class (proba_<class>). A corpus on disk is a folder "
-            "of text files (class sub-folders or not), a CSV file with a 'text' column, or a "
-            "quoted glob pattern; it is read --chunk-size documents at a time (constant "
-            "memory), with progress on stderr. Words the model never saw are dropped, or "
-            "pooled into UNK for a model fitted with unk=True; a model fitted with "
-            "--hash-features hashes the text the same way. --estimate rescores with another "
-            "estimate without refitting."
-        ),
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The description and options of ``predict`` on its sub-command parser."""
+    parser.description = (
+        "Score every document of --data with the model saved in MODEL_FILE and write "
+        "--out: one row per document with its name (its path, FILE.csv:ROW for a row of "
+        "a CSV file, or the row number of an embedded data set), the predicted class and "
+        "one probability column per class (proba_<class>). A corpus on disk is a folder "
+        "of text files (class sub-folders or not), a CSV file with a 'text' column, or a "
+        "quoted glob pattern; it is read --chunk-size documents at a time (constant "
+        "memory), with progress on stderr. Words the model never saw are dropped, or "
+        "pooled into UNK for a model fitted with unk=True; a model fitted with "
+        "--hash-features hashes the text the same way. --estimate rescores with another "
+        "estimate without refitting."
     )
-    predict.add_argument("model_file", metavar="MODEL_FILE", help="a model saved by `fit`")
-    predict.add_argument(
+    parser.add_argument("model_file", metavar="MODEL_FILE", help="a model saved by `fit`")
+    parser.add_argument(
         "--data",
         required=True,
         metavar="SPEC",
         help="an embedded data set, or a folder, CSV file or quoted glob pattern of documents",
     )
-    predict.add_argument(
+    parser.add_argument(
         "--out", required=True, metavar="predictions.csv", help="the CSV file written ('-': stdout)"
     )
-    predict.add_argument(
+    parser.add_argument(
         "--estimate", choices=ESTIMATES, help="score with this estimate (default: the model's)"
     )
-    predict.add_argument(
+    parser.add_argument(
         "--chunk-size",
         type=int,
         default=10_000,
         metavar="N",
         help="documents read and scored at a time (10000)",
     )
-    return predict
 
 
 def load_model(path: str | os.PathLike, estimate: str | None = None):
-    """The model saved at ``path`` (rescored with ``estimate``); input errors as DataError."""
+    """The model saved at ``path`` (rescored with ``estimate``); input errors as DataError.
+
+    A file saved from a text pipeline gives the pipeline's estimator: it records the
+    vectorizer, which :class:`bayesnb.columns.TextColumns` rebuilds for a corpus read in chunks.
+    """
     from bayesnb.io import load
+    from bayesnb.pipeline import final_estimator
 
     try:
-        est = load(path)
+        est = final_estimator(load(path))
     except FileNotFoundError:
         raise DataError(f"no model file at {str(path)!r}") from None
     except (OSError, ValueError) as exc:
@@ -203,7 +203,7 @@ def run(args) -> int:
                     f"no word of --data {spec!r} is in the vocabulary of {str(args.model_file)!r} "
                     f"({columns.n_tokens:,} tokens read): it was fitted on other data"
                 )
-    except DataError:
+    except (DataError, BrokenPipeError):  # a closed stdout: main ends quietly
         bar.close(failed=True)
         raise
     except (OSError, ValueError, UnicodeDecodeError) as exc:

@@ -16,31 +16,26 @@ from bayesnb.cli.models import check_model_data, cli_models
 from bayesnb.cli.options import Progress
 from bayesnb.families import family_of
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_arguments", "run"]
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``report`` and its options to the ``bayesnb`` sub-command parsers."""
-    report = subparsers.add_parser(
-        "report",
-        help="HTML report of a saved model on a data set",
-        description=(
-            "Score a saved model on --data and study its configuration (all four estimates, "
-            "smoothing, posterior predictive checks...) on a 70/30 split of --data. A NUTS fit "
-            "saved beside the model (NAME.nuts.nc, from `fit --nuts`) is checked too."
-        ),
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The description and options of ``report`` on its sub-command parser."""
+    parser.description = (
+        "Score a saved model on --data and study its configuration (all four estimates, "
+        "smoothing, posterior predictive checks...) on a 70/30 split of --data. A NUTS fit "
+        "saved beside the model (NAME.nuts.nc, from `fit --nuts`) is checked too."
     )
-    report.add_argument("model_file", metavar="models/NAME.nc", help="a model saved by `fit`")
-    report.add_argument("--data", required=True, metavar="SPEC", help=DATA_HELP)
-    report.add_argument("--out", required=True, metavar="reports/NAME/", help="output folder")
-    report.add_argument(
+    parser.add_argument("model_file", metavar="models/NAME.nc", help="a model saved by `fit`")
+    parser.add_argument("--data", required=True, metavar="SPEC", help=DATA_HELP)
+    parser.add_argument("--out", required=True, metavar="reports/NAME/", help="output folder")
+    parser.add_argument(
         "--nuts",
         action="store_true",
         help="add a small NUTS fit checked against the exact posterior",
     )
-    report.add_argument("--seed", type=int, default=DEMO_SEED, help="random seed (0)")
-    report.add_argument("--quick", action="store_true", help="fewer draws and grid points")
-    return report
+    parser.add_argument("--seed", type=int, default=DEMO_SEED, help="random seed (0)")
+    parser.add_argument("--quick", action="store_true", help="fewer draws and grid points")
 
 
 def run(args) -> int:
@@ -48,12 +43,14 @@ def run(args) -> int:
     import xarray as xr
     from sklearn.base import clone
 
+    from bayesnb.columns import saved_vectorizer
     from bayesnb.io import load
+    from bayesnb.pipeline import final_estimator
     from bayesnb.report import ReportBuilder, Study
 
     path = Path(args.model_file)
     try:
-        est = load(path)
+        est = final_estimator(load(path))  # a text pipeline's file: its estimator
     except (OSError, ValueError) as exc:
         raise DataError(f"cannot load model {str(path)!r}: {one_line(exc)}") from exc
     family = family_of(est, "bayesnb report")
@@ -64,7 +61,15 @@ def run(args) -> int:
         )
     model = family.name
     names = getattr(est, "feature_names_in_", None)
-    data = load_data(args.data, vocabulary=names, seed=args.seed)
+    record = getattr(est, "vectorizer_params_", None) or {}
+    # The model's tokenisation (stop words, n-grams) makes its columns of the text again.
+    try:
+        vectorizer = saved_vectorizer(est) if record.get("name") == "CountVectorizer" else None
+    except ValueError as exc:
+        raise DataError(
+            f"cannot rebuild the text columns of {str(path)!r}: {one_line(exc)}"
+        ) from None
+    data = load_data(args.data, vocabulary=names, vectorizer=vectorizer, seed=args.seed)
     _check_fits(est, data, path, args.data)
     check_model_data(model, data)
     study = Study(data, model, estimator=clone(est), fitted=est, source=str(path))

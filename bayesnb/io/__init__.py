@@ -6,8 +6,9 @@ File layout (engine h5netcdf):
   ``params`` (the constructor parameters as JSON), ``fitted`` (learned scalars and bookkeeping
   as JSON: ``alpha_``, ``class_alpha_``, the label dtype, ..., and ``vectorizer``, the
   settings of the text vectorizer that made the columns, only for a model that records one in
-  ``vectorizer_params_``: see :mod:`bayesnb.columns`) and ``checksum`` (SHA-256 of the
-  statistics arrays, their coordinates and the two JSON strings);
+  ``vectorizer_params_``: see :mod:`bayesnb.columns`, and ``pipeline``, the two step names of
+  a text pipeline the model was saved from) and ``checksum`` (SHA-256 of the statistics
+  arrays, their coordinates and the two JSON strings);
 - group ``statistics``: the sufficient statistics with coordinates ``class`` (the labels in
   their own dtype: ints stay ints, strings stay strings) and ``feature`` (feature names):
   ``class_count (class)`` for every model, then the family's own arrays;
@@ -61,7 +62,7 @@ from pathlib import Path
 import xarray as xr
 
 from bayesnb.io.checks import MIGRATIONS, ModelFileError, ModelFileWarning, check_declared_sizes
-from bayesnb.io.tree import from_tree, to_tree
+from bayesnb.io.tree import from_tree, pipeline_steps, to_tree
 
 __all__ = ["FORMAT_VERSION", "MIGRATIONS", "ModelFileError", "ModelFileWarning", "load", "save"]
 
@@ -86,15 +87,18 @@ def save(est, path) -> None:
     est : fitted estimator of a registered family (``bayesnb.families.names()``), or a fitted
         Pipeline ending in one
         For a pipeline the file holds its last step, with the transformers' feature names (the
-        vocabulary) as its features (:func:`bayesnb.pipeline.final_estimator`); the
-        transformers themselves are not saved, and :func:`load` returns the estimator.
+        vocabulary) as its features (:func:`bayesnb.pipeline.final_estimator`). A pipeline of
+        one text vectorizer (``CountVectorizer`` or ``HashingVectorizer`` whose settings are
+        data) and the estimator is saved with the vectorizer's settings and the step names,
+        and :func:`load` returns that pipeline, which takes raw text; the transformers of
+        another pipeline are not saved, and :func:`load` returns the estimator.
     path : str or path-like
         Target file; its folder must exist. An existing file is replaced only once the new
         one is completely written.
     """
-    from bayesnb.pipeline import final_estimator
+    from bayesnb.pipeline import final_estimator, saved_steps
 
-    tree = to_tree(final_estimator(est), FORMAT_VERSION)
+    tree = to_tree(final_estimator(est), FORMAT_VERSION, steps=saved_steps(est))
     target = Path(path)
     if target.is_dir():
         raise IsADirectoryError(f"cannot save to {str(target)!r}: it is a folder, not a file name")
@@ -155,9 +159,12 @@ def load(path, expected: str | type | None = None):
 
     Returns
     -------
-    estimator
+    estimator or Pipeline
         A fitted estimator whose ``predict_proba`` equals the saved one (bitwise on the
-        machine that saved it, within :data:`bayesnb.testing.PORTABLE_RTOL` elsewhere).
+        machine that saved it, within :data:`bayesnb.testing.PORTABLE_RTOL` elsewhere); for a
+        file saved from a text pipeline (see :func:`save`), that fitted ``Pipeline``: its
+        vectorizer rebuilt with the saved settings and words, so it takes raw text
+        (:func:`bayesnb.pipeline.final_estimator` gives its estimator).
 
     Raises
     ------
@@ -166,4 +173,14 @@ def load(path, expected: str | type | None = None):
         checksum mismatch (bit flip) or an unreadable (truncated) file.
     """
     path = Path(path)
-    return from_tree(_read(path), path, expected, FORMAT_VERSION)
+    tree = _read(path)
+    est = from_tree(tree, path, expected, FORMAT_VERSION)
+    steps = pipeline_steps(tree, path)
+    if steps is None:
+        return est
+    from bayesnb.pipeline import text_pipeline
+
+    try:
+        return text_pipeline(est, steps)
+    except ValueError as exc:  # a vectorizer record that is refused
+        raise ValueError(f"{str(path)!r}: {exc}") from None

@@ -93,8 +93,9 @@ class ModelWriter:
         return saved_family(est).file_params(est, self)
 
 
-def to_tree(est, version: int) -> xr.DataTree:
-    """The DataTree of a fitted estimator, written with ``format_version`` ``version``."""
+def to_tree(est, version: int, steps: list[str] | None = None) -> xr.DataTree:
+    """The DataTree of a fitted estimator, written with ``format_version`` ``version``;
+    ``steps``: the names of the text pipeline it was saved from (``vectorizer``, estimator)."""
     family = saved_family(est)
     check_fitted(est)
     stats = {"class_count": (("class",), est.class_count_)} | family.file_statistics(est)
@@ -117,6 +118,8 @@ def to_tree(est, version: int) -> xr.DataTree:
     vectorizer = getattr(est, "vectorizer_params_", None)
     if vectorizer is not None:  # only then: files of models without it are unchanged
         fitted["vectorizer"] = {str(k): encode(v) for k, v in dict(vectorizer).items()}
+    if steps is not None:  # only then, as above
+        fitted["pipeline"] = list(steps)
     params_json = json.dumps(family.file_params(est, out), sort_keys=True)
     fitted_json = json.dumps(fitted, sort_keys=True)
     coords = {"class": classes, "feature": features}
@@ -315,3 +318,15 @@ def _vectorizer_params(file: ModelFile, value) -> dict:
     if not ok:
         raise file.error(f"{file.where}: its 'vectorizer' record is not an object of settings")
     return dict(value)
+
+
+def pipeline_steps(tree: xr.DataTree, path: Path) -> list[str] | None:
+    """The step names of a file saved from a text pipeline (``fitted`` JSON key ``pipeline``),
+    None for a file saved from an estimator. Read after :func:`from_tree` verified the file."""
+    steps = json.loads(str(tree.attrs["fitted"])).get("pipeline")
+    if steps is None:
+        return None
+    names_ok = isinstance(steps, list) and all(isinstance(n, str) and n for n in steps)
+    if not (names_ok and len(steps) == 2 and steps[0] != steps[1]):
+        raise ValueError(f"{str(path)!r}: its 'pipeline' record is not two distinct step names")
+    return steps

@@ -77,8 +77,8 @@ def gda_study(
     study: Study, *, seed: int = 0, n_repeats: int = 5, grid_size: int = 200
 ) -> GDAResult:
     """The GDA section of one continuous data set."""
+    from bayesnb.curves import learning_curve
     from bayesnb.families.gda.estimator import GDA
-    from bayesnb.learning_curve import learning_curve
 
     Xtr, ytr, Xte, yte = split_xy(study)
     names = study.data.feature_names

@@ -16,7 +16,7 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
-from bayesnb.compare import compare
+from bayesnb.comparison import compare
 from bayesnb.report.data import Dataset, Study
 from bayesnb.report.extension import FamilySection
 from bayesnb.report.html import Block, Figure, Section

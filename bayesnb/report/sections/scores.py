@@ -16,7 +16,7 @@ import pandas as pd
 import scipy.sparse as sp
 from sklearn.base import clone
 
-from bayesnb.compare import all_estimates, compare
+from bayesnb.comparison import all_estimates, compare
 from bayesnb.loo import short_warning
 from bayesnb.report.data import Dataset, Study, row_lengths
 from bayesnb.report.sections.common import (
