@@ -30,6 +30,7 @@ from bayesnb.families._crossval import (
     loo_class_log_prior,
     loo_joint,
 )
+from bayesnb.scoring.blocks import for_row_blocks
 from bayesnb.scoring.softmax import prior_fallback
 from bayesnb.scoring.temperature import tempered
 from bayesnb.validation import check_sample_weight
@@ -61,16 +62,22 @@ class _Folds:
         self.family = family_of(self.full, _WHERE)
         self.parts = None  # per fold: (validated test rows, their statistics)
         if tests is not None:  # ``tests`` partition X: the fit merges the folds' statistics
-            self.parts = []
-            for te in tests:
-                part = self.Xv[te]
-                stats = self.full._statistics(part, self.codes[te], self.w[te])
-                self.parts.append((part, stats))
+            self.parts = _by_fold(len(tests), self.work, lambda k: self._counted(tests[k]))
         statistics = None if self.parts is None else [stats for _, stats in self.parts]
         self.full._fit_arrays(self.Xv, self.codes, self.w, statistics)
         self.w = np.asarray(self.w, dtype=np.float64)
         self.learned = learned_values(self.full)
         self.learns_loo = "loo" in self.learned
+
+    @property
+    def work(self) -> int:
+        """Stored values (or cells) of X: the work a pass over the folds does."""
+        return int(getattr(self.Xv, "nnz", np.size(self.Xv)))
+
+    def _counted(self, test) -> tuple:
+        """The validated rows ``test`` and their statistics."""
+        part = self.Xv[test]
+        return part, self.full._statistics(part, self.codes[test], self.w[test])
 
     def refitted(self, train) -> bool:
         """Whether the fold is refitted: its training part lacks a class (a refit then has
@@ -121,6 +128,21 @@ class _Folds:
         joint = model._log_likelihood(Xtest) + prior
         prior = np.broadcast_to(prior, joint.shape)
         return _as_method(joint, prior, method, model.classes_, model._temperature())
+
+
+def _by_fold(n_folds: int, work: int, fn) -> list:
+    """``[fn(0), ..., fn(n_folds - 1)]``, the folds shared out among the scoring threads when
+    the data are large (``work``: their stored values); each fold's numbers are those of a
+    single thread."""
+    out: list = [None] * n_folds
+
+    def run(k0: int, k1: int) -> None:
+        for k in range(k0, k1):
+            out[k] = fn(k)
+
+    per_fold = max(1, work // max(n_folds, 1))
+    for_row_blocks(n_folds, per_fold, run, block_cells=per_fold)
+    return out
 
 
 def _splits(cv, X, y) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -232,7 +254,7 @@ def cross_val_predict(
             joint = loo_joint(folds.full, folds.Xv, folds.codes, folds.w)
             prior = loo_class_log_prior(folds.full, folds.codes, folds.w)
             return _as_method(joint, prior, method, classes, folds.full._temperature())
-    parts = (folds.predictions(tr, te, method, k) for k, (tr, te) in enumerate(splits))
+    parts = _by_fold(len(splits), folds.work, lambda k: folds.predictions(*splits[k], method, k))
     if method == "predict":  # labels: the dtype of every fold's, as np.concatenate gives it
         return np.concatenate(list(parts))[np.argsort(everything, kind="stable")]
     out = None  # every fold's rows written into place (the dtype np.concatenate would give)
