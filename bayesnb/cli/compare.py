@@ -26,7 +26,7 @@ from bayesnb.cli.models import (
     models_help,
     no_alpha_models,
 )
-from bayesnb.cli.options import CV_HELP, parse_alpha, parse_cv
+from bayesnb.cli.options import CV_HELP, TEMPERATURE_HELP, parse_alpha, parse_cv, parse_temperature
 from bayesnb.comparison import all_estimates, compare
 from bayesnb.families import has_family
 from bayesnb.validation import ESTIMATES
@@ -61,6 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N|evidence",
         help=f"prior concentration ({alpha_models()}; not {no_alpha_models()})",
     )
+    parser.add_argument("--temperature", metavar="T|loo", help=TEMPERATURE_HELP)
     parser.add_argument("--test-size", type=float, default=0.3, help="held-out share (0.3)")
     parser.add_argument(
         "--cv",
@@ -110,7 +111,7 @@ def _baseline(spec: str):
     return est
 
 
-def _parse_models(specs: Sequence[str], data, alpha) -> dict:
+def _parse_models(specs: Sequence[str], data, alpha, temperature=None) -> dict:
     ests: dict = {}
     for spec in specs:
         baseline = _baseline(spec)
@@ -129,7 +130,7 @@ def _parse_models(specs: Sequence[str], data, alpha) -> dict:
                 f"unknown estimate {estimate!r} in {spec!r}: expected one of {ESTIMATES}"
             )
         check_model_data(model, data)
-        base = build_estimator(model, data, estimate or "mean", alpha)
+        base = build_estimator(model, data, estimate or "mean", alpha, temperature)
         if estimate:
             ests[spec] = base
         else:
@@ -209,7 +210,9 @@ def run(args) -> int:
 
     cv = parse_cv(args.cv)
     data = load_data(args.data, seed=args.seed, test_size=args.test_size)
-    ests = _parse_models(args.models, data, parse_alpha(args.alpha))
+    ests = _parse_models(
+        args.models, data, parse_alpha(args.alpha), parse_temperature(args.temperature)
+    )
     # Continuous data are standardised (training moments) for GDA and for the baselines alike:
     # the split of a study of the first model of this kind of data (every model in ``ests``
     # models it, see check_model_data).

@@ -30,7 +30,7 @@ from bayesnb.cli.models import (
     models_help,
     save_model,
 )
-from bayesnb.cli.options import parse_alpha
+from bayesnb.cli.options import TEMPERATURE_HELP, parse_alpha, parse_temperature
 from bayesnb.cli.text import OPTIONS, PRUNING, add_vectorizer_options, vectorizer_settings
 from bayesnb.columns import record_vectorizer
 from bayesnb.validation import ESTIMATES
@@ -92,6 +92,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="prior concentration (poisson: Gamma shape), or 'evidence' to learn it "
         f"({alpha_models()})",
     )
+    parser.add_argument("--temperature", metavar="T|loo", help=TEMPERATURE_HELP)
     parser.add_argument(
         "--nuts",
         action="store_true",
@@ -131,7 +132,13 @@ def fit_streamed(args) -> int:
         )
     corpus = SimpleNamespace(name=Path(spec).name or spec, kind="text", binarize=0.0)
     check_model_data(args.model, corpus)
-    est = build_estimator(args.model, corpus, args.estimate, parse_alpha(args.alpha))
+    est = build_estimator(
+        args.model,
+        corpus,
+        args.estimate,
+        parse_alpha(args.alpha),
+        parse_temperature(args.temperature),
+    )
     t0 = time.perf_counter()
     try:
         est._check_params()  # a bad configuration fails before the corpus is read
@@ -164,6 +171,7 @@ def fit_streamed(args) -> int:
     print(
         f"fitted {type(est).__name__} (estimate={est.estimate}"
         + (f", alpha={float(np.mean(alpha)):.4g}" if alpha is not None else "")
+        + _temperature(est)
         + f") on {n_docs:,} documents × {columns}, {len(est.classes_)} classes in "
         f"{seconds:.2f} s, streamed from disk in chunks of {args.chunk_size:,} documents "
         f"({n_docs / max(seconds, 1e-9):,.0f} documents/s); log evidence {est.log_evidence():.1f}"
@@ -186,7 +194,13 @@ def run(args) -> int:
         given = ", ".join(_option(k) for k in settings)
         raise DataError(f"{given}: options of text data; --data {args.data!r} is {data.kind}")
     check_model_data(args.model, data)
-    est = build_estimator(args.model, data, args.estimate, parse_alpha(args.alpha))
+    est = build_estimator(
+        args.model,
+        data,
+        args.estimate,
+        parse_alpha(args.alpha),
+        parse_temperature(args.temperature),
+    )
     t0 = time.perf_counter()
     try:
         fit_named(est, data.X, data.y, data.feature_names)
@@ -205,6 +219,7 @@ def run(args) -> int:
     print(
         f"fitted {type(est).__name__} (estimate={est.estimate}"
         + (f", alpha={float(np.mean(alpha)):.4g}" if alpha is not None else "")
+        + _temperature(est)
         + f") on {data.X.shape[0]} documents × {data.X.shape[1]} features, "
         f"{len(est.classes_)} classes in {time.perf_counter() - t0:.2f} s; "
         f"training accuracy {acc:.4f}; log evidence {est.log_evidence():.1f}"
@@ -239,3 +254,9 @@ def run(args) -> int:
         print(f"NUTS draws: {nuts_path}")
     print(f"saved: {out}")
     return 0
+
+
+def _temperature(est) -> str:
+    """``", temperature=τ"`` of the summary line, where τ is not 1."""
+    tau = est.temperature_ if "temperature" in est.get_params(deep=False) else 1.0
+    return "" if tau == 1.0 else f", temperature={tau:.4g}"

@@ -58,12 +58,13 @@ def _features(est) -> str:
 def _learned(est) -> list[str]:
     lines = []
     params = est.get_params(deep=False)
-    for name in ("alpha", "class_alpha"):
-        if name not in params:
-            continue
+    hows = {"evidence": "learned by maximising the evidence", "loo": "learned by exact LOO"}
+    for name in ("alpha", "class_alpha", "temperature"):
+        if name not in params or (name == "temperature" and params[name] == 1.0):
+            continue  # (a temperature of 1 is the model as it is: nothing to say)
         value = np.asarray(getattr(est, f"{name}_"), dtype=np.float64)
         shown = f"{float(value):.6g}" if value.ndim == 0 else f"mean {float(value.mean()):.6g}"
-        how = "learned by maximising the evidence" if params[name] == "evidence" else "fixed"
+        how = hows.get(params[name], "fixed") if isinstance(params[name], str) else "fixed"
         lines.append(f"{name}_: {shown} ({how})")
     return lines
 

@@ -65,8 +65,9 @@ def map_params(model: str) -> dict:
     return {"class_alpha": 2.0} if cli_family(model).cli_no_alpha is not None else MAP_PRIOR
 
 
-def build_estimator(model: str, data, estimate: str | None = "mean", alpha=None):
-    """The default configuration of ``model`` with ``estimate`` (None: the model's own)."""
+def build_estimator(model: str, data, estimate: str | None = "mean", alpha=None, temperature=None):
+    """The default configuration of ``model`` with ``estimate`` (None: the model's own),
+    ``alpha`` and ``temperature`` when given."""
     family = cli_family(model)
     if not family.cli:
         raise family.unsupported("the command line (bayesnb fit/compare/report)")
@@ -80,6 +81,8 @@ def build_estimator(model: str, data, estimate: str | None = "mean", alpha=None)
         if family.cli_no_alpha is not None:
             raise DataError(f"--alpha does not apply to {model} ({family.cli_no_alpha})")
         est.set_params(alpha=alpha)
+    if temperature is not None:
+        est.set_params(temperature=temperature)
     try:
         # A configuration the model refuses (the DCM's "bayes", a MAP without an interior
         # mode) is a usage error, reported before any data is fitted.

@@ -10,7 +10,15 @@ import numpy as np
 from bayesnb.cli.data import DATA_HELP
 from bayesnb.cli.errors import DataError
 
-__all__ = ["CV_HELP", "Progress", "check_numbers", "parse_alpha", "parse_cv"]
+__all__ = [
+    "CV_HELP",
+    "TEMPERATURE_HELP",
+    "Progress",
+    "check_numbers",
+    "parse_alpha",
+    "parse_cv",
+    "parse_temperature",
+]
 
 CV_HELP = (
     "N (N-fold stratified cross-validation, N >= 2 and at most the smallest class) or loo "
@@ -30,6 +38,28 @@ def parse_alpha(text: str | None):
         raise DataError(f"--alpha must be a positive number or 'evidence', got {text!r}") from None
     if not (np.isfinite(value) and value > 0):
         raise DataError(f"--alpha must be a positive number or 'evidence', got {text!r}")
+    return value
+
+
+TEMPERATURE_HELP = (
+    "likelihood temperature τ of the probabilities, p(c | x) ∝ p(c) p(x | c)^τ (1: the model "
+    "as it is), or 'loo' to learn it by exact leave-one-out: calibrated probabilities on long "
+    "documents; predictions are unchanged"
+)
+
+
+def parse_temperature(text: str | None):
+    """The value of ``--temperature``: None (not given), ``"loo"`` or a positive float."""
+    if text is None:
+        return None
+    if text == "loo":
+        return "loo"
+    try:
+        value = float(text)
+    except ValueError:
+        value = np.nan
+    if not (np.isfinite(value) and value > 0):
+        raise DataError(f"--temperature must be a positive number or 'loo', got {text!r}")
     return value
 
 

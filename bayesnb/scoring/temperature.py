@@ -94,16 +94,19 @@ def fit_temperature(
         return 1.0
     finite = np.isfinite(lik)
     lik0 = np.where(finite, lik, 0.0)
+    base = np.where(finite, prior, -np.inf)  # an impossible class keeps probability 0
     own = lik0[np.arange(codes.size), codes]
 
     def derivatives(tau: float) -> tuple[float, float]:
-        s = np.where(finite, prior + tau * lik0, -np.inf)
-        s -= s.max(axis=1, keepdims=True)
-        q = np.exp(s)
-        q /= q.sum(axis=1, keepdims=True)
+        q = np.multiply(lik0, tau)
+        q += base
+        q -= q.max(axis=1, keepdims=True)
+        np.exp(q, out=q)
+        q /= np.einsum("ik->i", q)[:, None]
         mean = np.einsum("ik,ik->i", q, lik0)
-        var = np.einsum("ik,ik->i", q, (lik0 - mean[:, None]) ** 2)
-        return float(np.sum(own - mean)), -float(np.sum(var))
+        d = lik0 - mean[:, None]
+        d *= d
+        return float(np.sum(own - mean)), -float(np.einsum("ik,ik->", q, d))
 
     lo, hi = float(bounds[0]), float(bounds[1])
     a, b = lo, hi
@@ -118,10 +121,12 @@ def fit_temperature(
             _warn_bound(tau)
             return tau
         step = -g / h if h < 0 else np.inf
+        if abs(step) <= 1e-12 * tau:  # the root, to rounding
+            return float(tau + step)
         new = tau + step
         if not a < new < b:  # outside the bracket (or no curvature): bisect it in log τ
             new = float(np.sqrt(a * b))
-        if abs(new - tau) <= 1e-12 * tau or b - a <= 1e-14 * b:
+        if b - a <= 1e-12 * b:
             return float(new)
         tau = float(new)
     return tau
