@@ -28,8 +28,13 @@ __all__ = ["LOO_METHODS", "METRICS", "all_estimates", "compare", "expected_calib
 
 # name -> (long name, "higher is better")
 METRICS: dict[str, tuple[str, bool]] = {
-    "accuracy": ("held-out accuracy", True),
-    "log_loss": ("mean negative log-probability of the true label (sklearn log_loss)", False),
+    "accuracy": ("held-out accuracy of predict", True),
+    "log_loss": (
+        "mean negative log-probability of the true label as sklearn's log_loss computes it "
+        "(probabilities clipped at machine epsilon: at most about 36 nats a document)",
+        False,
+    ),
+    "nll": ("mean negative log-probability of the true label, unclipped (-lpd / n)", False),
     "brier": ("multiclass Brier score on the full probability matrix", False),
     "ece": ("expected calibration error, 15 equal-mass bins", False),
     "lpd": ("held-out log predictive density of the labels, summed", True),
@@ -218,7 +223,7 @@ def _evaluate(
     score_time = time.perf_counter() - t0
     classes = fitted.classes_
     y_test = np.asarray(y_test)
-    pred = classes[proba.argmax(axis=1)]
+    pred = fitted.predict(X_test)  # (a likelihood temperature changes proba, not predict)
     index = np.searchsorted(classes, y_test)
     known = (index < len(classes)) & (classes[np.minimum(index, len(classes) - 1)] == y_test)
     if not np.all(known):
@@ -236,6 +241,7 @@ def _evaluate(
         "brier": brier_score_loss(y_test, proba, labels=classes),
         "ece": expected_calibration_error(y_test, proba, classes),
         "lpd": lpd,
+        "nll": -lpd / len(y_test),
         "elpd_loo": elpd,
         "elpd_loo_se": elpd_se,
         "pareto_k_bad": bad,
@@ -347,13 +353,19 @@ def compare(
                 "compare scores predicted probabilities (e.g. SVC needs probability=True)"
             )
     trees = _check_posteriors(posteriors, names, cv, loo, loo_draws)
+    errors: dict[str, Exception] = {}
     if cv is None:
         cache: dict = {}
         rows, methods = [], []
         for n in names:
-            row, method = _evaluate(
-                estimators[n], X_train, y_train, X_test, y_test, loo, cache, loo_draws, trees.get(n)
-            )
+            row, method = _failsafe(
+                n,
+                errors if n not in trees else None,  # a bad posterior is the caller's error
+                lambda n=n: _evaluate(
+                    estimators[n], X_train, y_train, X_test, y_test, loo, cache, loo_draws,
+                    trees.get(n),
+                ),
+            )  # fmt: skip
             rows.append(row)
             methods.append(method)
         data = {m: ("name", [r[m] for r in rows]) for m in METRICS}
@@ -367,16 +379,14 @@ def compare(
         methods = []
         for i, n in enumerate(names):
             for f, (tr, te) in enumerate(folds):
-                r, method = _evaluate(
-                    estimators[n],
-                    _rows(X_train, tr),
-                    y_arr[tr],
-                    _rows(X_train, te),
-                    y_arr[te],
-                    loo,
-                    caches[f],
-                    loo_draws,
-                )
+                r, method = _failsafe(
+                    n,
+                    errors,
+                    lambda n=n, tr=tr, te=te, f=f: _evaluate(
+                        estimators[n], _rows(X_train, tr), y_arr[tr], _rows(X_train, te),
+                        y_arr[te], loo, caches[f], loo_draws,
+                    ),
+                )  # fmt: skip
                 table[i, f] = [r[m] for m in METRICS]
             methods.append(method)
         data = {}
@@ -386,12 +396,37 @@ def compare(
         ds = xr.Dataset(data, coords={"name": names, "fold": np.arange(len(folds))})
     for m, (long_name, higher) in METRICS.items():
         ds[m].attrs = {"long_name": long_name, "higher_is_better": int(higher)}
+    if len(errors) == len(names):  # nothing to compare: the first failure is the answer
+        raise next(iter(errors.values()))
+    ds["error"] = ("name", np.asarray([_one_line(errors.get(n, "")) for n in names], dtype=str))
+    ds["error"].attrs = {"long_name": "why the row's estimator failed (its metrics are NaN)"}
     ds["loo_method"] = ("name", np.asarray(methods, dtype=str))
     ds["loo_method"].attrs = {
         "long_name": "how elpd_loo was computed: exact, psis (PSIS-LOO over posterior draws), "
         "or empty (not computed)"
     }
     return ds
+
+
+def _failsafe(name: str, errors: dict | None, evaluate) -> tuple[dict[str, float], str]:
+    """``evaluate()``, or a row of NaN when the estimator fails (recorded in ``errors``, with
+    a warning naming it): one failing baseline does not abort the table. ``errors=None``:
+    failures raise."""
+    if errors is None:
+        return evaluate()
+    if name in errors:  # failed on an earlier fold
+        return dict.fromkeys(METRICS, np.nan), ""
+    try:
+        return evaluate()
+    except (ValueError, TypeError, ArithmeticError, np.linalg.LinAlgError) as exc:
+        errors[name] = exc
+        warnings.warn(f"compare: {name!r} failed: {_one_line(exc)}", UserWarning, stacklevel=4)
+        return dict.fromkeys(METRICS, np.nan), ""
+
+
+def _one_line(exc) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else (type(exc).__name__ if exc else "")
 
 
 def _rows(X, idx):

@@ -411,3 +411,48 @@ def test_cli_compare_baseline_that_cannot_fit_exits_2(capsys):
     rc = main(["compare", "--data", "wine", "complement", "--no-loo"])
     _, err = capsys.readouterr()
     assert rc == 2 and "Negative values" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_failing_estimator_is_recorded_in_its_row_and_the_table_goes_on():
+    from sklearn.discriminant_analysis import QuadraticDiscriminantAnalysis
+
+    import bayesnb as bnb
+
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=(60, 2))
+    X = np.hstack([z, z])  # collinear: a QDA with no regularisation cannot invert Σ_c
+    y = np.repeat([0, 1, 2], 20)
+    X = X + y[:, None]
+
+    class Broken(QuadraticDiscriminantAnalysis):
+        def fit(self, X, y):
+            raise np.linalg.LinAlgError("singular matrix")
+
+    ests = {"gda": bnb.GDA(), "qda": Broken()}
+    with pytest.warns(UserWarning, match="'qda' failed: singular matrix"):
+        ds = bnb.compare(ests, X[::2], y[::2], X[1::2], y[1::2])
+    assert str(ds.error.sel(name="qda").values) == "singular matrix"
+    assert str(ds.error.sel(name="gda").values) == ""
+    assert np.isnan(float(ds.accuracy.sel(name="qda")))
+    gda = bnb.GDA().fit(X[::2], y[::2])
+    assert float(ds.accuracy.sel(name="gda")) == np.mean(gda.predict(X[1::2]) == y[1::2])
+    # nll is the unclipped mean negative log-likelihood; log_loss is sklearn's
+    p = gda.predict_proba(X[1::2])[np.arange(30), y[1::2]]
+    assert float(ds.nll.sel(name="gda")) == pytest.approx(-np.mean(np.log(p)), rel=1e-12)
+    with pytest.raises(np.linalg.LinAlgError):
+        bnb.compare({"qda": Broken()}, X[::2], y[::2], X[1::2], y[1::2])
+
+
+def test_compare_nll_is_unclipped_where_log_loss_clips():
+    import bayesnb as bnb
+
+    rng = np.random.default_rng(1)
+    X = rng.poisson(3.0, size=(80, 30)).astype(float)
+    y = np.repeat([0, 1], 40)
+    X[y == 1, :5] += 40  # long, very distinct documents: confident and sometimes wrong
+    X[:40:7, :5] += 40
+    ds = bnb.compare({"m": bnb.MultinomialNB()}, X[::2], y[::2], X[1::2], y[1::2])
+    m = bnb.MultinomialNB().fit(X[::2], y[::2])
+    logp = m.predict_log_proba(X[1::2])[np.arange(40), y[1::2]]
+    assert float(ds.nll.sel(name="m")) == pytest.approx(-np.mean(logp), rel=1e-10)
+    assert float(ds.nll.sel(name="m")) > float(ds.log_loss.sel(name="m"))  # sklearn clips

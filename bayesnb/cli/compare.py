@@ -13,6 +13,7 @@ import warnings
 from collections.abc import Sequence
 
 import numpy as np
+from sklearn.base import clone
 
 from bayesnb.cli.data import DATA_HELP, DEMO_SEED, load_data
 from bayesnb.cli.errors import DataError, one_line
@@ -34,7 +35,7 @@ from bayesnb.validation import ESTIMATES
 __all__ = ["BASELINES", "add_arguments", "cross_validated", "run"]
 
 # scikit-learn baselines by short name; ``sklearn:ClassName`` reaches any other classifier.
-BASELINES = ("complement", "logistic", "sklearn:CLASS")
+BASELINES = ("complement", "logistic", "calibrated:sigmoid", "calibrated:isotonic", "sklearn:CLASS")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -44,7 +45,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "`bayesnb compare --data digits multinomial bernoulli:mean complement`. A model "
         "without an estimate is compared under all four. Baselines (scikit-learn, default "
         "parameters, --alpha does not apply): complement (ComplementNB), logistic "
-        "(LogisticRegression), or sklearn:CLASS for any classifier with predict_proba. "
+        "(LogisticRegression), calibrated:sigmoid|isotonic (CalibratedClassifierCV of "
+        "MultinomialNB, cv=5; GaussianNB on continuous data), or sklearn:CLASS for any "
+        "classifier with predict_proba. With --temperature every bayesnb model is listed at "
+        "temperature 1 and at the one given (its name then ends in 'τ=T'). "
         "poisson defaults to alpha='evidence' (Gamma shape learned, rate 1; --alpha N fixes "
         "it); dcm is compared under mle, map and mean (it has no bayes estimate)."
     )
@@ -53,7 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         nargs="+",
         metavar="MODEL[:ESTIMATE]",
         help=f"model ({models_help()}), optionally :mle|map|mean|bayes; or a baseline "
-        "(complement, logistic, sklearn:CLASS)",
+        f"({', '.join(BASELINES)})",
     )
     parser.add_argument("--data", required=True, metavar="SPEC", help=DATA_HELP)
     parser.add_argument(
@@ -81,8 +85,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _baseline(spec: str):
+def _baseline(spec: str, continuous: bool = False):
     """A scikit-learn classifier (default parameters) from a compare spec, or None."""
+    if spec in ("calibrated:sigmoid", "calibrated:isotonic"):
+        from sklearn.calibration import CalibratedClassifierCV
+        from sklearn.naive_bayes import GaussianNB, MultinomialNB
+
+        base = GaussianNB() if continuous else MultinomialNB()
+        return CalibratedClassifierCV(base, method=spec.partition(":")[2], cv=5)
     if spec == "complement":
         from sklearn.naive_bayes import ComplementNB
 
@@ -114,7 +124,7 @@ def _baseline(spec: str):
 def _parse_models(specs: Sequence[str], data, alpha, temperature=None) -> dict:
     ests: dict = {}
     for spec in specs:
-        baseline = _baseline(spec)
+        baseline = _baseline(spec, continuous=getattr(data, "kind", "") == "continuous")
         if baseline is not None:
             ests[spec] = baseline
             continue
@@ -130,12 +140,18 @@ def _parse_models(specs: Sequence[str], data, alpha, temperature=None) -> dict:
                 f"unknown estimate {estimate!r} in {spec!r}: expected one of {ESTIMATES}"
             )
         check_model_data(model, data)
-        base = build_estimator(model, data, estimate or "mean", alpha, temperature)
+        base = build_estimator(model, data, estimate or "mean", alpha)
         if estimate:
-            ests[spec] = base
+            found = {spec: base}
         else:
             every = all_estimates(base, map_params=map_params(model))
-            ests.update({f"{model}:{name}": e for name, e in every.items()})
+            found = {f"{model}:{name}": e for name, e in every.items()}
+        ests.update(found)
+        if temperature is not None:  # the same models at the temperature given, beside
+            build_estimator(model, data, estimate or "mean", alpha, temperature)  # checks
+            shown = temperature if isinstance(temperature, str) else f"{temperature:g}"
+            for name, e in found.items():
+                ests[f"{name} τ={shown}"] = clone(e).set_params(temperature=temperature)
     return ests
 
 
@@ -253,16 +269,19 @@ def run(args) -> int:
         how += f"; cv_*: {folds} cross-validation on all {len(data.y)}"
     print(f"{data.name}: {data.X.shape[0]} documents, {data.X.shape[1]} features; {how}")
     head = (
-        f"{'name':<22}{'accuracy':>9}{'log_loss':>9}{'brier':>8}{'ECE':>7}{'lpd/doc':>10}"
+        f"{'name':<22}{'accuracy':>9}{'log_loss':>9}{'nll':>9}{'brier':>8}{'ECE':>7}"
         f"{'elpd_loo':>11}{'±se':>7}"
     )
     head += f"{'bad_k':>7}" if psis else ""
     head += f"{'cv_acc':>9}{'cv_logloss':>11}{'cv_elpd':>11}{'±se':>7}" if cvt else ""
     print(head)
     for name, row in t.iterrows():
+        if row["error"]:
+            print(f"{name:<22}  failed: {row['error']}")
+            continue
         line = (
-            f"{name:<22}{row['accuracy']:>9.4f}{row['log_loss']:>9.4f}{row['brier']:>8.4f}"
-            f"{row['ece']:>7.3f}{_number(row['lpd'] / len(yte), '.4f'):>10}"
+            f"{name:<22}{row['accuracy']:>9.4f}{row['log_loss']:>9.4f}"
+            f"{_number(row['nll'], '.4f'):>9}{row['brier']:>8.4f}{row['ece']:>7.3f}"
             f"{_number(row['elpd_loo'], '.1f'):>11}{_number(row['elpd_loo_se'], '.1f'):>7}"
         )
         line += f"{_number(row['pareto_k_bad'], '.0f'):>7}" if psis else ""
@@ -275,7 +294,9 @@ def run(args) -> int:
         print(line)
     if not args.no_loo:
         print(
-            "elpd_loo: exact leave-one-out log density of the training labels (sum)"
+            "log_loss: scikit-learn's (clipped at about 36 nats a document); nll: the same "
+            "unclipped (-lpd per document); elpd_loo: exact leave-one-out log density of the "
+            "training labels (sum)"
             + ("; bad_k: PSIS-LOO rows' documents with Pareto k above 0.7" if psis else "")
         )
     print(f"({time.perf_counter() - t0:.1f} s)")
