@@ -122,3 +122,41 @@ def test_sections_skip_a_model_lacking_the_capability_with_its_reason():
     assert "not computed for wine · gda" in r.reading
     r = S.loo_check(Study(_digits(), "dcm"))
     assert r.exact is None and 'estimate="bayes"' in r.skipped and r.skipped in r.reading
+
+
+def _long_documents(n: int = 300) -> Dataset:
+    """Digits counts with every pixel written four times: long, dependent 'documents'."""
+    d = datasets.load_digits_counts()
+    X = np.hstack([d.data[:n]] * 4)
+    names = [f"{f}#{k}" for k in range(4) for f in d.feature_names]
+    return Dataset("digits x4", X, d.target[:n], names, "counts", binarize=8.0)
+
+
+@pytest.mark.parametrize("model", ["multinomial", "bernoulli", "gda"])
+def test_temperature_section_matches_refits_and_its_reading_its_table(model):
+    study = Study(_wine() if model == "gda" else _long_documents(), model)
+    r = S.temperature(study)
+    Xtr, ytr, Xte, yte = split_xy(study)
+    t = r.table
+    mean1 = t.loc["posterior mean, τ = 1"]
+    mean_t = t.loc["posterior mean, τ learned"]
+    want = study.configured(temperature="loo").fit(Xtr, ytr)
+    assert mean_t["temperature"] == pytest.approx(want.temperature_, rel=1e-12)
+    from sklearn.metrics import log_loss
+
+    assert mean_t["log_loss"] == pytest.approx(
+        log_loss(yte, want.predict_proba(Xte), labels=want.classes_), rel=1e-10
+    )
+    assert mean_t["accuracy"] == mean1["accuracy"]  # predict ignores the temperature
+    for name in ("CalibratedClassifierCV sigmoid", "CalibratedClassifierCV isotonic"):
+        assert name in t.index or name in r.failed
+    # the reading quotes the table's numbers, in the direction they go
+    verb = "lowers" if mean_t["log_loss"] < mean1["log_loss"] else "raises"
+    assert (
+        f"posterior mean at the learned temperature τ = {fmt(mean_t['temperature'])} {verb} the "
+        f"held-out log loss from {fmt(mean1['log_loss'])} to {fmt(mean_t['log_loss'])}"
+    ) in r.reading
+    if model != "gda":  # four copies of every pixel: τ well below 1
+        assert mean_t["temperature"] < 0.6
+        assert mean_t["log_loss"] < mean1["log_loss"]  # (τ fits the log loss; ECE may rise)
+    assert set(r.reliability) >= {"posterior mean, τ = 1", "posterior mean, τ learned"}

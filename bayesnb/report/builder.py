@@ -245,6 +245,10 @@ class ReportBuilder:
                     S.alpha_choice(s, n_grid=cfg["alpha_grid"], folds=cfg["cv_folds"], seed=seed),
                 ),
             ),
+            (
+                f"calibration and the likelihood temperature: {s.label}",
+                lambda: self._put("temperature", s, S.temperature(s)),
+            ),
         ]
 
     def _family_step(self, fs, target) -> Callable[[], None]:

@@ -9,9 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from bayesnb.report.plotting import _style, _subplots, to_png
+from bayesnb.report.sections.calibration import TemperatureResult
 from bayesnb.report.sections.crossval import AlphaChoiceResult, LOOCheckResult, UncertaintyResult
 
-__all__ = ["plot_alpha_choice", "plot_loo_check", "plot_uncertainty"]
+__all__ = ["plot_alpha_choice", "plot_loo_check", "plot_temperature", "plot_uncertainty"]
 
 _FLAGGED, _AGREE, _OTHER = "#d62728", "#ff7f0e", "#1f77b4"
 
@@ -109,4 +110,26 @@ def plot_alpha_choice(result: AlphaChoiceResult) -> bytes:
         ax.set_ylabel("log loss per document")
         ax.set_title(result.study.label)
         ax.legend(fontsize=8)
+        return to_png(fig)
+
+
+def plot_temperature(result: TemperatureResult) -> bytes:
+    """Reliability of the posterior mean at τ = 1 and at the learned τ, and of the better
+    calibrated refit: held-out accuracy against mean confidence in equal-mass bins."""
+    colors = ["#d62728", "#2ca02c", "#1f77b4", "#7f7f7f"]
+    with _style():
+        fig, ax = _subplots(1, 1, figsize=(6.0, 4.2))
+        ax.plot([0, 1], [0, 1], color="#999999", lw=1, ls="--", label="calibrated")
+        for (name, rel), color in zip(result.reliability.items(), colors, strict=False):
+            ece = result.table.loc[name, "ece"]
+            ax.errorbar(
+                rel["confidence"], rel["accuracy"], yerr=2 * rel["se"], fmt="o-", ms=4, lw=1,
+                color=color, capsize=2, label=f"{name} (ECE {ece:.3f})",
+            )  # fmt: skip
+        ax.set_xlim(0, 1.02)
+        ax.set_ylim(-0.02, 1.05)
+        ax.set_xlabel("confidence (mean top-class probability in the bin)")
+        ax.set_ylabel("accuracy (±2 SE)")
+        ax.set_title(f"Reliability, held out: {result.study.label}")
+        ax.legend(fontsize=8, loc="upper left")
         return to_png(fig)

@@ -17,6 +17,7 @@ from bayesnb.report.layout_crossval import (
     alpha_choice_section,
     crossval_headlines,
     loo_check_section,
+    temperature_section,
     uncertainty_section,
 )
 
@@ -160,6 +161,8 @@ def page(self) -> list[Section]:
             )
         )
     if (section := alpha_choice_section(self)) is not None:
+        out.append(section)
+    if (section := temperature_section(self)) is not None:
         out.append(section)
     if "sampler" in r:
         out.append(sampler_section(self, r["sampler"][0]))

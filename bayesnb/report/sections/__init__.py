@@ -11,7 +11,8 @@ a saved model), :mod:`~bayesnb.report.sections.params` (parameters, smoothing, i
 features), :mod:`~bayesnb.report.sections.mcmc` (NUTS against the exact posterior),
 :mod:`~bayesnb.report.sections.predictive` (posterior predictive checks, event models),
 :mod:`~bayesnb.report.sections.crossval` (exact LOO against PSIS-LOO, predictive uncertainty,
-the smoothing α chosen three ways), and
+the smoothing α chosen three ways), :mod:`~bayesnb.report.sections.calibration` (the
+likelihood temperature against calibration by refits), and
 the helpers they share in :mod:`~bayesnb.report.sections.common`. The sections a family
 contributes (baselines, Poisson against multinomial, burstiness, GDA) live in that family's
 folder (``bayesnb/families/<name>/studies.py``).
@@ -19,6 +20,7 @@ folder (``bayesnb/families/<name>/studies.py``).
 
 from __future__ import annotations
 
+from bayesnb.report.sections.calibration import TemperatureResult, temperature
 from bayesnb.report.sections.common import (
     ESTIMATE_LABELS,
     GDA_MAP_PRIOR,
@@ -79,6 +81,7 @@ __all__ = [
     "SamplerResult",
     "SavedModelResult",
     "SmoothingResult",
+    "TemperatureResult",
     "UncertaintyResult",
     "alpha_choice",
     "best_estimate",
@@ -100,5 +103,6 @@ __all__ = [
     "smoothing",
     "smoothing_headline",
     "split_xy",
+    "temperature",
     "words",
 ]
