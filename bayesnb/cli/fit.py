@@ -132,13 +132,7 @@ def fit_streamed(args) -> int:
         )
     corpus = SimpleNamespace(name=Path(spec).name or spec, kind="text", binarize=0.0)
     check_model_data(args.model, corpus)
-    est = build_estimator(
-        args.model,
-        corpus,
-        args.estimate,
-        parse_alpha(args.alpha),
-        parse_temperature(args.temperature),
-    )
+    est = _estimator(args, corpus)
     t0 = time.perf_counter()
     try:
         est._check_params()  # a bad configuration fails before the corpus is read
@@ -194,13 +188,7 @@ def run(args) -> int:
         given = ", ".join(_option(k) for k in settings)
         raise DataError(f"{given}: options of text data; --data {args.data!r} is {data.kind}")
     check_model_data(args.model, data)
-    est = build_estimator(
-        args.model,
-        data,
-        args.estimate,
-        parse_alpha(args.alpha),
-        parse_temperature(args.temperature),
-    )
+    est = _estimator(args, data)
     t0 = time.perf_counter()
     try:
         fit_named(est, data.X, data.y, data.feature_names)
@@ -260,3 +248,9 @@ def _temperature(est) -> str:
     """``", temperature=τ"`` of the summary line, where τ is not 1."""
     tau = est.temperature_ if "temperature" in est.get_params(deep=False) else 1.0
     return "" if tau == 1.0 else f", temperature={tau:.4g}"
+
+
+def _estimator(args, data):
+    """The estimator of ``fit``'s options (model, estimate, alpha, temperature) for ``data``."""
+    alpha, tau = parse_alpha(args.alpha), parse_temperature(args.temperature)
+    return build_estimator(args.model, data, args.estimate, alpha, tau)
