@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
-import xarray as xr
+
+if TYPE_CHECKING:  # xarray is imported where a tree is built or read: scoring needs none
+    import xarray as xr
 
 __all__ = ["DIMS", "layout_attrs", "layout_coords", "posterior_values", "to_datatree"]
 
@@ -134,6 +137,8 @@ def posterior_values(est, posterior: xr.DataTree, var_names) -> dict[str, np.nda
     :func:`bayesnb.draws.posterior_draws` gives them). ``est`` (fitted) gives the number of
     classes ``class_prior`` must have.
     """
+    import xarray as xr
+
     if not isinstance(posterior, xr.DataTree) or "posterior" not in posterior.children:
         raise TypeError(
             "posterior must be a DataTree with a 'posterior' group in the bayesnb layout (the "

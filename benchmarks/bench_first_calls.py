@@ -11,12 +11,18 @@
    in a fresh process, against the median of three later calls; with numba's cache warm and
    with an empty ``NUMBA_CACHE_DIR`` (these paths load no numba). Target: every
    first call within 2× of the later ones, the same numbers (bitwise) in both processes.
-3. ``bayesnb --help`` in a fresh process (the console script's ``main``): CPU time (user +
+3. The first 10-fold ``cross_val_predict`` of MultinomialNB and BernoulliNB on Zipfian columns
+   (``bench_crossval``'s corpus at 50,000 × 20,000) in a fresh process, by
+   :mod:`bayesnb.model_selection` (one fit, folds subtracted) against scikit-learn's
+   ``cross_val_predict`` of the same estimator (refits) in another fresh process, the median
+   of three process pairs. Target: the first exact CV no slower than the first refits.
+4. ``bayesnb --help`` in a fresh process (the console script's ``main``): CPU time (user +
    system) of the whole process, the median of five. Target: ≤ 1 s (only the command names are
    imported; a command's own modules load when it runs).
 
 Timings on a shared 2-vCPU machine swing with load, so the 1-minute load average is printed.
-Run: ``python benchmarks/bench_first_calls.py [--skip-pymc] [--skip-text] [--skip-cli]``.
+Run: ``python benchmarks/bench_first_calls.py [--skip-pymc] [--skip-text] [--skip-cv]
+[--skip-cli]``.
 """
 
 from __future__ import annotations
@@ -177,9 +183,45 @@ def text_first_calls() -> int:
     return failed
 
 
+_CV_CHILD = """
+import json, sys, time
+sys.path.insert(0, "benchmarks")
+from bench_crossval import corpus
+X, y = corpus(50000, 20000)
+import bayesnb as bnb
+from bayesnb.model_selection import cross_val_predict
+from sklearn.model_selection import cross_val_predict as refits
+t0 = time.perf_counter()
+if "{who}" == "bayesnb":
+    cross_val_predict(bnb.{model}(), X, y, cv=10)
+else:
+    refits(bnb.{model}(), X, y, cv=10, method="predict_proba")
+print(json.dumps({{"seconds": time.perf_counter() - t0}}))
+"""
+
+
+def first_cv(n: int = 3) -> int:
+    """Part 3: the first exact 10-fold CV against scikit-learn's first refits."""
+    print("\n[3] first 10-fold cross_val_predict, fresh processes: exact CV vs refits")
+    failed = 0
+    for model in ("MultinomialNB", "BernoulliNB"):
+        ours, theirs = [], []
+        for _ in range(n):
+            ours.append(_child(_CV_CHILD.format(who="bayesnb", model=model), {})["seconds"])
+            theirs.append(_child(_CV_CHILD.format(who="sklearn", model=model), {})["seconds"])
+        a, b = sorted(ours)[n // 2], sorted(theirs)[n // 2]
+        ok = a <= b
+        failed += not ok
+        print(
+            f"    {model:<14} bayesnb {a:6.3f} s, scikit-learn's refits {b:6.3f} s "
+            f"(target: no slower) {'PASS' if ok else 'FAIL'}  [{_load()}]"
+        )
+    return failed
+
+
 def cli_help(n: int = 5) -> int:
-    """Part 3: CPU time of ``n`` fresh ``bayesnb --help`` processes (their median)."""
-    print("\n[3] bayesnb --help, fresh process: CPU time (user + system)")
+    """Part 4: CPU time of ``n`` fresh ``bayesnb --help`` processes (their median)."""
+    print("\n[4] bayesnb --help, fresh process: CPU time (user + system)")
     code = "import sys; from bayesnb.cli import main; sys.exit(main(['--help']))"
     env = os.environ | {"PYTHONPATH": str(ROOT)}
     times = []
@@ -209,13 +251,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-pymc", action="store_true", help="skip part 1 (a minute)")
     parser.add_argument("--skip-text", action="store_true", help="skip part 2")
-    parser.add_argument("--skip-cli", action="store_true", help="skip part 3")
+    parser.add_argument("--skip-cv", action="store_true", help="skip part 3")
+    parser.add_argument("--skip-cli", action="store_true", help="skip part 4")
     args, _ = parser.parse_known_args()
     failed = 0
     if not args.skip_pymc:
         failed += pymc_processes()
     if not args.skip_text:
         failed += text_first_calls()
+    if not args.skip_cv:
+        failed += first_cv()
     if not args.skip_cli:
         failed += cli_help()
     print(f"\n{failed} target(s) failed  [{_load()}]")
