@@ -132,14 +132,13 @@ def polya_leave_one_out(
     length = np.bincount(row, x, n)
     simple = ~is_complex[f]
     a = np.bincount(row[simple], wr[simple], n)
-    ok = (docs[codes] - w > CANCEL * docs[codes]) & ~np.bincount(
-        row, longest[f] > _LONGEST, n
-    ).astype(bool)
+    too_long = longest[f] > _LONGEST
+    ok = (docs[codes] - w > CANCEL * docs[codes]) & ~np.bincount(row, too_long, n).astype(bool)
     # The row's other cells: g_p(β) = G(β) − w Σ_{k<x} 1/(β + k), G the full cell's g: by
     # its third-order expansion about the full fit where the row holds a small share of the
     # cell (a frequent word: β barely moves), else exactly from the cell's tail sums
     # R_k = Σ_{v > k} weight (O(the cell's largest count)).
-    pr = np.flatnonzero(~simple & (longest[f] <= _LONGEST))
+    pr = np.flatnonzero(~simple & ~too_long)
     p_row, p_f, p_x, p_w = row[pr], f[pr], x[pr], wr[pr]
     b0 = bflat[p_f]
     pd = [d[cx_pos[p_f]] for d in (d1, d2, d3)]
@@ -153,64 +152,20 @@ def polya_leave_one_out(
     ex = np.flatnonzero(exact)
     tail_k, tail_p = _terms(longest[p_f[ex]])
     tail = _tails(flat[sel], vt.value[sel], vt.weight[sel], cx_pos, p_f[ex][tail_p], tail_k)
-    bp = b0.copy()
-    g0 = D0[codes[p_row]]  # g of the full cell at the full fit
-    D = D0[codes].copy()
     cls = codes
-    moved = np.full(n, np.inf)
-    keep = ~emptied
-
-    def total(D, bp):
-        """B of every row at D (the class's cells by their expansions, the row's exactly)."""
-        dD = D - D0[cls]
-        dDp = dD[p_row]
-        full = _taylor(dDp, b0, *pd)
-        return (
-            (S[cls] - a) / D
-            + _taylor(dD, C0[cls], C1[cls], C2[cls], C3[cls])
-            + np.bincount(p_row, bp - full, n)
-        )
-
-    for _ in range(_ITERATIONS):
-        # One Newton step on the equations of D and of the β_p (g_p(β_p) = D) together; the
-        # emptied cells follow β = e / D exactly.
-        dD = D - D0[cls]
-        dDp = dD[p_row]
-        Dp = D[p_row]
-        bp[emptied] = e / Dp[emptied]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            g, g1p = _g(bp, b0, g0, pg, p_w, own_k, own_p, ex, tail, tail_k, tail_p, e)
-            inv = np.where(keep, 1.0 / g1p, 0.0)
-            res = np.where(keep, g - Dp, 0.0)
-        B = total(D, bp)
-        full_d = _taylor_slope(dDp, *pd)
-        B_D = (
-            -(S[cls] - a) / (D * D)
-            + _taylor_slope(dD, C1[cls], C2[cls], C3[cls])
-            + np.bincount(p_row, np.where(emptied, -e / (Dp * Dp), 0.0) - full_d, n)
-            + np.bincount(p_row, inv, n)
-        )
-        dBs = B - B0[cls]
-        den = _taylor(dBs, den0[cls], *(d[cls] for d in den_d)) - w * (
-            digamma(B + length) - digamma(B)
-        )
-        den1 = _taylor_slope(dBs, *(d[cls] for d in den_d)) - w * (
-            trigamma(B + length) - trigamma(B)
-        )
-        F = den + r - D
-        step_D = (den1 * np.bincount(p_row, res * inv, n) - F) / (den1 * B_D - 1.0)
-        step_D = np.where(ok, step_D, 0.0)
-        with np.errstate(invalid="ignore"):
-            rel = np.clip((step_D[p_row] - res) * inv / bp, -5.0, 5.0)
-        bp = bp * np.exp(rel)
-        D = D + step_D
-        moved = np.abs(step_D) / D
-        small = np.bincount(p_row, np.abs(rel) > _SETTLED, n) == 0
-        if np.all(~ok | ((moved <= _SETTLED) & small)):
-            break
+    rows = {
+        "D": D0[cls].copy(), "D0": D0[cls], "Sa": S[cls] - a, "w": w, "length": length,
+        "C": [c[cls] for c in (C0, C1, C2, C3)], "den": [d[cls] for d in (den0, *den_d)],
+        "B0": B0[cls], "ok": ok,
+    }  # fmt: skip
+    pairs = {
+        "row": p_row, "bp": b0.copy(), "b0": b0, "g0": D0[codes[p_row]], "pg": pg, "pd": pd,
+        "w": p_w, "emptied": emptied,
+    }  # fmt: skip
+    ragged = (own_k, own_p, ex, tail, tail_k, tail_p)
+    D, bp, moved, small = _newton(rows, pairs, ragged, e, r)
+    B = _total(D, bp, rows, pairs)
     dD = D - D0[cls]
-    bp[emptied] = e / D[p_row][emptied]
-    B = total(D, bp)
     dBs = B - B0[cls]
     converged = (moved <= _SETTLED) & small
     # The size of the first neglected terms, relative to B and to D.
@@ -222,16 +177,107 @@ def polya_leave_one_out(
     ok &= converged & (neglected <= precision) & (B > 0) & np.isfinite(B)
     # Score: the closed-form cells at the new D, the others at their roots.
     beta_i = np.empty(x.size)
-    with np.errstate(divide="ignore"):
-        beta_i[simple] = (ones[f[simple]] - wr[simple] + e) / D[row[simple]]
+    fs = f[simple]
+    left = ones[fs] - wr[simple]
+    left[np.abs(left) <= CANCEL * ones[fs]] = 0.0  # the row was the cell's only document
+    beta_i[simple] = (left + e) / D[row[simple]]
     beta_i[pr] = bp
-    rest = np.flatnonzero(~simple & (longest[f] > _LONGEST))
-    beta_i[rest] = bflat[f[rest]]  # rows refitted in full (not ok)
-    beta_i = np.where(np.abs(beta_i) <= CANCEL * np.abs(bflat[f]), 0.0, beta_i)
+    beta_i[too_long] = 1.0  # rows refitted in full (not ok)
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(beta_i > 0, log_rising(np.where(beta_i > 0, beta_i, 1.0), x), -np.inf)
+        terms = np.log(beta_i)  # ln Γ(β + 1) − ln Γ(β) for a count of 1, most entries
+        big = np.flatnonzero(x != 1.0)
+        terms[big] = log_rising(beta_i[big], x[big])
+        terms[beta_i <= 0] = -np.inf
     score = np.bincount(row, terms, n) - log_rising(np.where(B > 0, B, 1.0), length)
     return score, ok
+
+
+def _total(D, bp, rows, pairs):
+    """B of every row at D (the class's cells by their expansions, the row's exactly)."""
+    dD = D - rows["D0"]
+    full = _taylor(dD[pairs["row"]], pairs["b0"], *pairs["pd"])
+    n = D.size
+    return rows["Sa"] / D + _taylor(dD, *rows["C"]) + np.bincount(pairs["row"], bp - full, n)
+
+
+def _newton(rows, pairs, ragged, e, r):
+    """Newton's method on the equations of every row's D and of its cells' β_p
+    (g_p(β_p) = D) together; the emptied cells follow β = e / D exactly. The rows still
+    moving are taken apart when they are fewer than half: D and β_p of every row and cell,
+    the last relative change of D and whether every β_p of the row has settled."""
+    n, m = rows["D"].size, pairs["bp"].size
+    D, bp = rows["D"].copy(), pairs["bp"].copy()
+    moved, small = np.full(n, np.inf), np.zeros(n, dtype=bool)
+    live_rows, live_pairs = np.arange(n), np.arange(m)
+    R, P, G = rows, pairs, ragged
+    for _ in range(_ITERATIONS):
+        d, b, mv, sm = _step(R, P, G, D[live_rows], bp[live_pairs], e, r)
+        D[live_rows], bp[live_pairs], moved[live_rows], small[live_rows] = d, b, mv, sm
+        going = R["ok"] & ~((mv <= _SETTLED) & sm)
+        if not going.any():
+            break
+        if going.sum() * 2 < going.size:  # take the rows still moving apart
+            R, P, G, keep_pairs = _subset(R, P, G, going)
+            live_rows, live_pairs = live_rows[going], live_pairs[keep_pairs]
+    return D, bp, moved, small
+
+
+def _step(R, P, G, D, bp, e, r):
+    """One Newton step of :func:`_newton` on the rows R (their cells P, terms G)."""
+    own_k, own_p, ex, tail, tail_k, tail_p = G
+    n = D.size
+    p_row, emptied = P["row"], P["emptied"]
+    keep = ~emptied
+    dD = D - R["D0"]
+    dDp = dD[p_row]
+    Dp = D[p_row]
+    bp = bp.copy()
+    bp[emptied] = e / Dp[emptied]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g, g1p = _g(
+            bp, P["b0"], P["g0"], P["pg"], P["w"], own_k, own_p, ex, tail, tail_k, tail_p, e
+        )
+        inv = np.where(keep, 1.0 / g1p, 0.0)
+        res = np.where(keep, g - Dp, 0.0)
+    B = _total(D, bp, R, P)
+    full_d = _taylor_slope(dDp, *P["pd"])
+    B_D = (
+        -R["Sa"] / (D * D)
+        + _taylor_slope(dD, *R["C"][1:])
+        + np.bincount(p_row, np.where(emptied, -e / (Dp * Dp), 0.0) - full_d + inv, n)
+    )
+    dBs = B - R["B0"]
+    w, length = R["w"], R["length"]
+    den = _taylor(dBs, *R["den"]) - w * (digamma(B + length) - digamma(B))
+    den1 = _taylor_slope(dBs, *R["den"][1:]) - w * (trigamma(B + length) - trigamma(B))
+    F = den + r - D
+    step_D = (den1 * np.bincount(p_row, res * inv, n) - F) / (den1 * B_D - 1.0)
+    step_D = np.where(R["ok"], step_D, 0.0)
+    with np.errstate(invalid="ignore"):
+        rel = np.clip((step_D[p_row] - res) * inv / bp, -5.0, 5.0)
+    bp = bp * np.exp(rel)
+    D = D + step_D
+    small = np.bincount(p_row, np.abs(rel) > _SETTLED, n) == 0
+    return D, bp, np.abs(step_D) / D, small
+
+
+def _subset(R, P, G, going):
+    """The rows ``going``, their cells and terms, renumbered."""
+    own_k, own_p, ex, tail, tail_k, tail_p = G
+    new_row = np.cumsum(going) - 1
+    kp = going[P["row"]]
+    new_pair = np.cumsum(kp) - 1
+    R2 = {k: ([x[going] for x in v] if isinstance(v, list) else v[going]) for k, v in R.items()}
+    P2 = {k: ([x[kp] for x in v] if isinstance(v, list) else v[kp]) for k, v in P.items()}
+    P2["row"] = new_row[P["row"][kp]]
+    ko = kp[own_p]
+    kex = kp[ex]
+    kt = kex[tail_p]
+    G2 = (
+        own_k[ko], new_pair[own_p[ko]], new_pair[ex[kex]], tail[kt], tail_k[kt],
+        (np.cumsum(kex) - 1)[tail_p[kt]],
+    )  # fmt: skip
+    return R2, P2, G2, kp
 
 
 def _taylor(x, f0, f1, f2, f3):
