@@ -19,8 +19,8 @@ i's downdated cell equation g_p(β_p) = D. C, β^full and den are expanded to th
 the full fit (their derivatives from the implicit equations: β' = 1/g', β'' = −g'' β'³,
 β''' = −g''' β'⁴ + 3 g''² β'⁵); D and the β_p are found by Newton's method. The change of D
 is of the order of one document's share of the class, so the expansion is exact far below
-the fit's tolerance on a class of many documents; the size of the next term is returned, and
-a caller refits in full where it is not small enough (a small class).
+the fit's tolerance on a class of many documents; a row whose next neglected term is not
+below the caller's ``precision`` (a small class) is flagged for a full refit.
 """
 
 from __future__ import annotations
