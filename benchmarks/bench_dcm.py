@@ -1,6 +1,15 @@
 """Benchmark: DirichletCompoundNB's fit, cross-validation and exact leave-one-out.
 
-Three parts (``--parts``, default all):
+Four parts (``--parts``, default all):
+
+- ``text``: on a corpus that looks like text (:func:`lognormal_text_corpus`: Zipf words,
+  ``--text-features`` 65,250 words, lognormal document lengths of 10-500 tokens, most counts
+  1, ``--text-docs`` 44,328 training documents in 16 classes as the tweets of the report, plus
+  10,000 held out), the median of ``--repeats`` interleaved fits of the DCM and of
+  MultinomialNB (target ≤ 10×) with the DCM's held-out log loss printed to 10 digits (the
+  optimum: compare runs), then ``elpd_loo`` of the DCM against one DCM fit (target ≤ 5×)
+  and its joint log-probabilities against cold refits without 8 documents (target: relative
+  difference ≤ the fit's ``tol``, 1e-6).
 
 - ``fit``: on the corpus of ``bench_discrete`` plus 20,000 held-out documents of the same law,
   the median of ``--repeats`` interleaved fits of the DCM (Newton's method) and of
@@ -23,8 +32,9 @@ Three parts (``--parts``, default all):
   DCM on digits (3/4 train).
 
 The fortune parts are skipped when Debian's fortunes are not installed. ``main`` returns the
-number of failed targets. Run ``python benchmarks/bench_dcm.py [--parts fit,folds,loo]
-[--docs N --features V --repeats R] [--loo-repeats R] [--skip-generic]``.
+number of failed targets. Run ``python benchmarks/bench_dcm.py [--parts text,fit,folds,loo]
+[--docs N --features V --repeats R] [--text-docs N --text-features V] [--loo-repeats R]
+[--skip-generic]``.
 """
 
 from __future__ import annotations
@@ -37,6 +47,7 @@ import warnings
 from contextlib import contextmanager
 
 import numpy as np
+import scipy.sparse as sp
 from _common import (
     Checks,
     add_corpus_options,
@@ -46,6 +57,7 @@ from _common import (
     text_corpus,
     time_interleaved,
     timed,
+    zipf_law,
 )
 from sklearn.datasets import load_digits
 from sklearn.model_selection import LeaveOneOut, StratifiedKFold, train_test_split
@@ -60,9 +72,89 @@ from bayesnb.posterior.polya import polya_fixed_point
 from bayesnb.scoring import dcm_jll, normalize_log_proba
 
 HELD_OUT = 20_000
-FIT_TARGET, LOSS_TARGET = 10.0, 1e-4
+FIT_TARGET, LOSS_TARGET, LOO_TARGET = 10.0, 1e-4, 5.0
+TEXT_HELD_OUT, TEXT_CLASSES, TEXT_REFITS = 10_000, 16, 8
 CATEGORIES = ["art", "computers", "definitions", "food", "law", "linux", "science",
               "songs-poems", "startrek", "zippy"]  # fmt: skip
+
+
+# -- text: a corpus that looks like text ------------------------------------------------------
+def lognormal_text_corpus(n_docs: int, n_features: int, n_classes: int, seed: int = 0):
+    """Zipf(1.1) words, half of a document's tokens through its class's own ranking of the
+    vocabulary (as :func:`_common.zipf_corpus`), lengths lognormal (median 30 tokens, σ = 1)
+    clipped to 10-500 tokens: most stored counts are 1, a few frequent words repeat."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, n_docs)
+    own_ranking = np.stack([rng.permutation(n_features) for _ in range(n_classes)])
+    _, cdf = zipf_law(n_features, 1.1)
+    lengths = np.clip(np.round(rng.lognormal(np.log(30.0), 1.0, n_docs)), 10, 500)
+    lengths = lengths.astype(np.int64)
+    ranks = np.searchsorted(cdf, rng.random(int(lengths.sum())), side="right")
+    own = rng.random(ranks.shape[0]) < 0.5
+    cols = np.where(own, own_ranking[np.repeat(y, lengths), ranks], ranks).astype(np.int32)
+    indptr = np.concatenate([[0], np.cumsum(lengths)])
+    X = sp.csr_matrix((np.ones(cols.shape[0]), cols, indptr), shape=(n_docs, n_features))
+    X.sum_duplicates()  # repeated tokens become counts
+    return X, y
+
+
+def loo_against_refits(X, y, exact, n: int) -> float:
+    """Largest relative difference of the joint log-probabilities log p(x_i, c | D without i)
+    of ``n`` documents (evenly spaced rows) in ``exact`` (an elpd_loo) and cold refits."""
+    gap = 0.0
+    for i in np.linspace(0, y.size - 1, n).astype(int):
+        keep = np.ones(y.size, dtype=bool)
+        keep[i] = False
+        ref = bnb.DirichletCompoundNB().fit(X[keep], y[keep]).predict_joint_log_proba(X[i])[0]
+        gap = max(gap, float(np.max(np.abs(exact.joint[i] - ref) / np.abs(ref))))
+    return gap
+
+
+def text_part(args, checks: Checks) -> None:
+    t0 = time.perf_counter()
+    X_all, y_all = lognormal_text_corpus(
+        args.text_docs + TEXT_HELD_OUT, args.text_features, TEXT_CLASSES, args.seed
+    )
+    X, y = X_all[: args.text_docs], y_all[: args.text_docs]
+    X_test, y_test = X_all[args.text_docs :], y_all[args.text_docs :]
+    ones = float(np.mean(X.data == 1))
+    print(
+        f"text: {X.shape[0]} training + {X_test.shape[0]} held-out docs x {X.shape[1]} words, "
+        f"{TEXT_CLASSES} classes, {X.sum() / X.shape[0]:.1f} tokens a document, {ones:.0%} of "
+        f"the stored counts 1; built in {time.perf_counter() - t0:.1f} s; median of "
+        f"{args.repeats} interleaved runs (load average {load_average()})"
+    )
+    times = medians(
+        time_interleaved(
+            {
+                "multinomial": lambda: bnb.MultinomialNB().fit(X, y),
+                "dcm": lambda: bnb.DirichletCompoundNB().fit(X, y),
+            },
+            args.repeats,
+        )
+    )
+    dcm = bnb.DirichletCompoundNB().fit(X, y)
+    loss = log_loss(dcm.predict_log_proba(X_test), y_test)
+    ratio = times["dcm"] / times["multinomial"]
+    print(
+        f"  DirichletCompoundNB fit {times['dcm']:.3f} s ({dcm.n_iter_} Newton iterations) vs "
+        f"MultinomialNB {times['multinomial']:.3f} s ({ratio:.1f}x); held-out log loss "
+        f"{loss:.10f}"
+    )
+    checks.at_most("text: DirichletCompoundNB fit / MultinomialNB fit", ratio, FIT_TARGET, "x")
+    elpd_loo(bnb.DirichletCompoundNB(), X[:2000], y[:2000])  # imports ArviZ, untimed
+    loo, exact = timed(lambda: elpd_loo(bnb.DirichletCompoundNB(), X, y))
+    print(
+        f"  elpd_loo {loo:.3f} s ({loo / times['dcm']:.1f}x one fit), elpd {exact.elpd:.6f} "
+        f"(load average {load_average()})"
+    )
+    checks.at_most("text: DCM elpd_loo / DCM fit", loo / times["dcm"], LOO_TARGET, "x")
+    gap = loo_against_refits(X, y, exact, TEXT_REFITS)
+    checks.at_most(
+        f"text: DCM elpd_loo against {TEXT_REFITS} cold refits, largest relative difference",
+        gap,
+        float(bnb.DirichletCompoundNB().tol),
+    )
 
 
 # -- fit: Newton against the multinomial's fit and against the fixed point --------------------
@@ -311,7 +403,9 @@ def main(argv: list[str] | None = None) -> int:
     """Run the parts; returns the number of failed targets."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_corpus_options(parser, repeats=3)
-    parser.add_argument("--parts", default="fit,folds,loo")
+    parser.add_argument("--parts", default="text,fit,folds,loo")
+    parser.add_argument("--text-docs", type=int, default=44_328)
+    parser.add_argument("--text-features", type=int, default=65_250)
     parser.add_argument("--loo-repeats", type=int, default=1)
     parser.add_argument("--skip-generic", action="store_true")
     parser.add_argument("--estimates", default="map,mle,mean")
@@ -320,6 +414,8 @@ def main(argv: list[str] | None = None) -> int:
     parts = args.parts.split(",")
     print(f"== bench_dcm (load average {load_average()}) ==")
     checks = Checks()
+    if "text" in parts:
+        text_part(args, checks)
     if "fit" in parts:
         fit_part(args, checks)
     if "folds" in parts:

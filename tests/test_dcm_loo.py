@@ -125,3 +125,25 @@ def test_missing_ignore_takes_the_generic_path():
         est.fit(X, y)
     codes = np.searchsorted(est.classes_, y)
     assert family_of(est).loo_joint_log_proba(est, X, codes, np.ones(y.size)) is None
+
+
+def test_from_the_full_fit_on_large_classes():
+    # Classes of hundreds of documents: most rows are scored from the full fit (no refit),
+    # the rest refitted; all equal to the generic per-document refits to far below tol.
+    from bayesnb.posterior.polya_loo import polya_leave_one_out
+    from tests.test_dcm import simulate, true_beta
+
+    beta = np.concatenate([true_beta(8, 2, 10), np.full((2, 200), 0.02)], axis=1)
+    X, y = simulate(beta, 800, 8, lengths=(5, 60))
+    est = DirichletCompoundNB().fit(X, y)
+    codes = np.searchsorted(est.classes_, y)
+    w = np.ones(y.size)
+    Xs = sp.csr_matrix(X)
+    keep = np.asarray(Xs.sum(axis=1)).ravel() > 0
+    _, ok = polya_leave_one_out(
+        est.polya_stats_, est.concentration_, 0.1, 1.0, Xs[keep], codes[keep], w[keep], 1e-10
+    )
+    assert 0.5 < ok.mean() < 1.0  # both: from the full fit, and refits (the others)
+    rows = np.arange(0, y.size, 37)
+    fast = family_of(est).loo_joint_log_proba(est, X, codes, w)
+    _assert_log_equal(fast[rows], per_document(est, X, codes, w, rows=rows), atol=1e-9)

@@ -94,3 +94,34 @@ def test_estimator_uses_newton_for_every_estimate():
         assert np.all(np.isfinite(est.predict_joint_log_proba(X)))
     mle = DirichletCompoundNB(estimate="mle").fit(*simulate(true_beta(), 200, seed=1))
     assert mle.n_iter_ < 20
+
+
+def _sparse_words(seed: int = 7):
+    """Many rare words (most cells {1: n} or empty) and a few frequent bursty ones."""
+    beta = np.concatenate([true_beta(seed, 2, 10), np.full((2, 400), 0.01)], axis=1)
+    return simulate(beta, 300, seed, lengths=(5, 40))
+
+
+@pytest.mark.parametrize(("extra", "rate"), PRIORS)
+def test_grouped_cells_follow_the_ungrouped_iteration(extra, rate):
+    # The cells with one kind of histogram are iterated once (polya_units): few units, and
+    # the optimum is the fixed point's, with a zero gradient in every cell.
+    from bayesnb.posterior.polya_units import polya_units
+
+    X, y = _sparse_words()
+    st, totals = polya_stats(X, y, 2)
+    units = polya_units(st, np.ones(st.shape), np.ones(st.shape, dtype=bool))
+    expected = 0  # per class: one unit per word with a count > 1, per n, for the unseen words
+    for c in range(2):
+        Xc = X[y == c]
+        bursty = (Xc > 1).any(axis=0)
+        n = (Xc == 1).sum(axis=0)[~bursty]
+        expected += bursty.sum() + np.unique(n[n > 0]).size + (n == 0).any()
+    assert (units.mult > 0).sum() == expected < 0.7 * 2 * X.shape[1]
+    assert units.mult.sum() == X.shape[1] * 2
+    nt = polya_newton(st, totals, shape_extra=extra, rate=rate, tol=1e-6)
+    assert nt.converged
+    assert _relative_gradient(st, nt.beta, extra, rate) < 1e-9
+    if rate > 0:
+        fp = polya_fixed_point(st, totals, shape_extra=extra, rate=rate, tol=1e-13, max_iter=50000)
+        np.testing.assert_allclose(nt.beta, fp.beta, rtol=1e-8)

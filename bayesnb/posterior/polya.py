@@ -19,7 +19,9 @@ independent Gamma(shape a, rate b) prior.
   of the objective, so the objective never decreases. The sums run over the stored
   histogram entries only (no digamma for a zero count).
 - **Newton's method** in u = ln β (:func:`polya_newton`, the fit the estimator uses): the
-  Hessian is diagonal plus rank one, so Sherman–Morrison solves each step in O(V) per class;
+  Hessian is diagonal plus rank one, so Sherman–Morrison solves each step in O(V) per class,
+  and cells with the same histogram and start are one unit (:mod:`.polya_units`): O(distinct
+  cells) on text;
   a class whose step would not increase the objective takes the fixed-point step instead.
   It reaches the fixed point's optimum (to rounding) in about ten iterations where the fixed
   point, linear along the scale B, takes hundreds.
@@ -40,9 +42,11 @@ import numpy as np
 from scipy.special import gammaln
 
 from bayesnb.posterior.polya_stats import LengthTriplets, PolyaStats, length_triplets
+from bayesnb.posterior.polya_units import PolyaUnits, polya_units
 
 __all__ = [
     "FixedPointResult",
+    "GroupedBeta",
     "LaplacePosterior",
     "LengthTriplets",
     "PolyaStats",
@@ -194,51 +198,43 @@ def polya_objective(
     return out - rate * beta.sum(axis=1) if rate else out
 
 
-def _newton_step(stats, beta, active, shape_extra, rate):
+def _newton_step(stats, beta, live, mult, shape_extra, rate):
     """The Newton candidate of every class in u = ln β, whether its Hessian was definite,
     and the sums ``(num, den)`` a fixed-point step from the same β needs.
+
+    Runs over grouped cells (:mod:`bayesnb.posterior.polya_units`): column u stands for
+    ``mult[:, u]`` cells with the same β, so the class sums weight it by ``mult``; ``live``
+    marks the columns that move (active cells; not padding, not the MLE's unseen cells).
 
     In u the gradient is ``G = β g`` with ``g_j = num_j − den(B) + shape_extra/β_j − rate``
     and the Hessian is diagonal plus rank one, ``diag(d) + z β βᵀ`` with
     ``d_j = β_j g_j + β_j² (num'_j − shape_extra/β_j²)`` and ``z = −den'(B) ≥ 0`` (the
     matrix the Laplace approximation inverts, at the mode where G = 0). Sherman–Morrison
-    solves it in O(V) per class:
+    solves it in O(cells) per class:
     ``H⁻¹ G = G/d − (z βᵀ(G/d) / (1 + z Σ β²/d)) β/d``, and the matrix is negative definite
     exactly when every d < 0 and ``1 + z Σ β²/d > 0``. A cell whose d is not negative (far
     from the optimum, a large gradient) uses its curvature without the gradient term,
     ``β² (num' − shape_extra/β²) < 0``, exact at the optimum. Working in ln β keeps every β
     positive and makes the scale B (the rank-one direction the fixed point is slowest along)
     a plain additive step; steps are capped at |Δu| ≤ 5 (the objective check rejects a
-    worse point). Inactive cells (unseen under the MLE, kept at β = 0) do not move.
+    worse point). Cells that are not live do not move.
     """
-    total = beta.sum(axis=1)
+    total = np.einsum("ij,ij->i", mult, beta)
     (num, prime), den = stats.num_and_prime(beta), stats.den(total)
     z = -stats.den_prime(total)
-    every = bool(active.all())  # the MAP and the Laplace mode: no masking needed
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        curv = beta * beta
-        curv *= prime
-        curv -= shape_extra  # β² q
-        grad = num - (den + rate)[:, None]
-        grad *= beta
-        grad += shape_extra
-        if not every:
-            grad[~active] = 0.0
+        curv = beta * beta * prime - shape_extra  # β² q
+        grad = np.where(live, (num - (den + rate)[:, None]) * beta + shape_extra, 0.0)
         d = grad + curv
         d = np.where(d < 0, d, curv)
-        inv_d = 1.0 / d
-        if not every:
-            inv_d[~active] = 0.0
-        bd = beta * inv_d
+        inv_d = np.where(live, 1.0 / d, 0.0)
+        bd = beta * inv_d * mult
         slack = 1.0 + z * np.einsum("ij,ij->i", beta, bd)
         coef = z * np.einsum("ij,ij->i", grad, bd) / np.where(slack > 0, slack, 1.0)
-        du = grad * inv_d
-        du -= coef[:, None] * bd
+        du = grad * inv_d - coef[:, None] * beta * inv_d
         np.clip(-du, -5.0, 5.0, out=du)
-        cand = beta * np.exp(du)
-        if not every:
-            cand[~active] = beta[~active]
-    definite = (slack > 0) & (np.all(d < 0, axis=1) if every else np.all(~active | (d < 0), axis=1))
+        cand = np.where(live, beta * np.exp(du), beta)
+    definite = (slack > 0) & np.all(~live | (d < 0), axis=1)
     return cand, definite, (num, den)
 
 
@@ -248,7 +244,7 @@ def _fixed_step(beta, num, den, active, rows, shape_extra, rate) -> np.ndarray:
     fp_den = (den[rows] + rate)[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         fixed = np.where(fp_den > 0, (b * n + shape_extra) / fp_den, 0.0)
-    return np.where(active[rows], fixed, 0.0)
+    return np.where(active[rows], fixed, b)
 
 
 def _warm(cold: np.ndarray, start: np.ndarray, active: np.ndarray) -> np.ndarray:
@@ -283,6 +279,8 @@ def polya_newton(
     step the convergence is quadratic, so the gradient is zero to far below ``tol``. Same
     start as the fixed point but without its scale search: the proportions of the class totals
     at scale B = 10^1.5 (the scale is the rank-one direction Newton takes in one step).
+    The iteration runs over grouped cells (:func:`newton_iterations`): O(distinct cells) a
+    step, not O(V).
 
     Under the MLE the features never seen in a class stay at β = 0 (the fixed point puts
     them there in one step); a class without non-empty documents gets the fixed point's
@@ -317,13 +315,23 @@ def polya_newton(
         change = float(moved.max()) if moved.size else 0.0
         if n_iter == max_iter or (change <= tol and n_iter and (stop is None or stop(n_iter))):
             break
-    return FixedPointResult(beta, n_iter, change <= tol, change)
+    return FixedPointResult(beta.dense(), n_iter, change <= tol, change)
 
 
-def newton_iterations(stats: PolyaStats, totals: np.ndarray, shape_extra, rate, start=None):
-    """The iterates of :func:`polya_newton` without its stopping rule: yields
-    ``(β, objective, newton, moved)`` (moved: the largest relative change of each class), first
-    the start (nothing moved: ``inf``), then one tuple per iteration, indefinitely."""
+@dataclass(frozen=True)
+class GroupedBeta:
+    """An iterate of :func:`newton_iterations`: β per unit of grouped cells."""
+
+    units: PolyaUnits
+    values: np.ndarray
+
+    def dense(self, rows=None) -> np.ndarray:
+        """β of shape (K, V) (or of the classes ``rows``)."""
+        return self.units.expand(self.values, rows)
+
+
+def _start_cells(stats, totals, shape_extra, rate, start):
+    """The (K, V) start of :func:`newton_iterations` and its active cells."""
     beta, seen = _start(stats, totals, shape_extra, rate, steps=0)
     active = seen if shape_extra == 0 else np.ones_like(seen)
     if start is not None:
@@ -339,26 +347,51 @@ def newton_iterations(stats: PolyaStats, totals: np.ndarray, shape_extra, rate, 
     if empty.any():  # no likelihood: the prior's mode (or 0), as the fixed point gives
         beta[empty] = shape_extra / rate if shape_extra > 0 and rate > 0 else 0.0
         active = active & ~empty[:, None]
-    beta = np.where(active | (shape_extra > 0), beta, 0.0)
-    obj = polya_objective(stats, beta, shape_extra, rate)
-    yield beta, obj, np.zeros(stats.n_classes, dtype=bool), np.full(stats.n_classes, np.inf)
+    return np.where(active | (shape_extra > 0), beta, 0.0), active
+
+
+def newton_iterations(stats: PolyaStats, totals: np.ndarray, shape_extra, rate, start=None):
+    """The iterates of :func:`polya_newton` without its stopping rule: yields
+    ``(β, objective, newton, moved)`` (β a :class:`GroupedBeta`; moved: the largest relative
+    change of each class), first the start (nothing moved: ``inf``), then one tuple per
+    iteration, indefinitely.
+
+    The cells that share their histogram, start and activity follow the same iterates, so
+    they are iterated once (:func:`bayesnb.posterior.polya_units.polya_units`): on text a
+    class's words seen once per document in n documents are one unit per n.
+    """
+    dense, active = _start_cells(stats, totals, shape_extra, rate, start)
+    units = polya_units(stats, dense, active)
+    ust, mult = units.stats, units.mult
+    beta = units.gather(dense)
+    live = units.gather(active) & (mult > 0)
+    K = stats.n_classes
+
+    def objective(b):
+        out = ust.log_likelihood(b, mult)
+        if shape_extra:
+            out = out + shape_extra * np.einsum("ij,ij->i", mult, np.log(b))
+        return out - rate * np.einsum("ij,ij->i", mult, b) if rate else out
+
+    obj = objective(beta)
+    yield GroupedBeta(units, beta), obj, np.zeros(K, dtype=bool), np.full(K, np.inf)
     while True:
-        cand, definite, (num, den) = _newton_step(stats, beta, active, shape_extra, rate)
-        valid = definite & np.all(~active | (cand > 0), axis=1) & np.isfinite(cand).all(axis=1)
+        cand, definite, (num, den) = _newton_step(ust, beta, live, mult, shape_extra, rate)
+        valid = definite & np.all(~live | (cand > 0), axis=1) & np.isfinite(cand).all(axis=1)
         if not valid.all():
             cand[~valid] = beta[~valid]
-        cand_obj = polya_objective(stats, cand, shape_extra, rate)
+        cand_obj = objective(cand)
         newton = valid & (cand_obj - obj >= -1e-12 * (np.abs(obj) + 1.0))
         new, new_obj = cand, cand_obj
         if not newton.all():
             rows = np.flatnonzero(~newton)
-            new[rows] = _fixed_step(beta, num, den, active, rows, shape_extra, rate)
-            new_obj = polya_objective(stats, new, shape_extra, rate)
+            new[rows] = _fixed_step(beta, num, den, live, rows, shape_extra, rate)
+            new_obj = objective(new)
         with np.errstate(invalid="ignore"):
-            rel = np.where(active, np.abs(new - beta) / np.where(new > 0, new, 1.0), 0.0)
-        moved = rel.max(axis=1) if rel.size else np.zeros(stats.n_classes)
+            rel = np.where(live, np.abs(new - beta) / np.where(new > 0, new, 1.0), 0.0)
+        moved = rel.max(axis=1) if rel.size else np.zeros(K)
         beta, obj = new, new_obj
-        yield beta, obj, newton | ~active.any(axis=1), moved
+        yield GroupedBeta(units, beta), obj, newton | ~live.any(axis=1), moved
 
 
 # -- the Laplace approximation in u = ln β ------------------------------------------------------

@@ -139,12 +139,21 @@ class PolyaStats:
         L, B = self.lengths, total[self.lengths.cls]
         return self._per_class(L.weight * (trigamma(L.length + B) - trigamma(B)))
 
-    def log_likelihood(self, beta: np.ndarray) -> np.ndarray:
-        """ℓ_c(β) of every class, shape (K,) (−inf where a feature of the data has β = 0)."""
-        L, B = self.lengths, beta.sum(axis=1)[self.lengths.cls]
+    def log_likelihood(self, beta: np.ndarray, mult: np.ndarray | None = None) -> np.ndarray:
+        """ℓ_c(β) of every class, shape (K,) (−inf where a feature of the data has β = 0).
+
+        ``mult`` (K, V): how many cells every column stands for (grouped cells,
+        :mod:`bayesnb.posterior.polya_units`); default one each.
+        """
         cells = self._cell_sums(
             beta, lambda w, x: w * np.log(x), lambda w, b, v: w * (gammaln(v + b) - gammaln(b))
         )
+        if mult is None:
+            total = beta.sum(axis=1)
+        else:
+            total = np.einsum("ij,ij->i", mult, beta)
+            cells = np.where(mult > 0, cells, 0.0) * mult
+        L, B = self.lengths, total[self.lengths.cls]
         with np.errstate(invalid="ignore"):
             docs = self._per_class(L.weight * (gammaln(B) - gammaln(L.length + B)))
         return cells.sum(axis=1) + docs

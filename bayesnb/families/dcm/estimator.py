@@ -86,11 +86,13 @@ class DirichletCompoundNB(GenerativeClassifier):
 
         - ``"mle"``: maximum likelihood, by Newton's method in ln β on the sufficient
           statistics (the histograms of per-document counts and lengths): the Hessian of the
-          Pólya log-likelihood is diagonal plus rank one, so a step costs O(V) per class
-          (Sherman–Morrison); where a step would not increase the likelihood, Minka's fixed
-          point ``β_j ← β_j Σ_d [ψ(x_dj + β_j) − ψ(β_j)] / Σ_d [ψ(n_d + B) − ψ(B)]`` is taken
-          instead (:func:`bayesnb.posterior.polya.polya_newton`). A word never seen in a class
-          gets β = 0 (probability 0, like the multinomial MLE).
+          Pólya log-likelihood is diagonal plus rank one, so a step costs O(cells) per class
+          (Sherman–Morrison), and cells with the same histogram are iterated once (on text:
+          O(distinct cells), not O(V)); where a step would not increase the likelihood,
+          Minka's fixed point
+          ``β_j ← β_j Σ_d [ψ(x_dj + β_j) − ψ(β_j)] / Σ_d [ψ(n_d + B) − ψ(B)]`` is taken instead
+          (:func:`bayesnb.posterior.polya.polya_newton`). A word never seen in a class gets
+          β = 0 (probability 0, like the multinomial MLE).
         - ``"map"``: the posterior mode under the Gamma prior, the same iteration on the log
           posterior (the fixed point with ``prior_shape − 1`` added to its numerator and
           ``prior_rate`` to its denominator; needs ``prior_shape >= 1``). Exact (up to
