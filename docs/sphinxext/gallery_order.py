@@ -9,6 +9,7 @@ ORDER = [
     "plot_map_vs_ml_decision.py",
     "plot_deleted_estimation.py",
     "plot_learned_smoothing.py",
+    "plot_temperature.py",
     "plot_unknown_words.py",
     "plot_informative_words.py",
     "plot_gda_logistic.py",
