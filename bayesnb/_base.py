@@ -514,8 +514,12 @@ class GenerativeClassifier(BayesianWorkflow, ClassifierMixin, BaseEstimator):
         return self._proba(X)
 
     def _temperature(self) -> float:
-        """``temperature_``, 1 for an estimator without the parameter."""
-        return self.temperature_ if "temperature" in self.get_params(deep=False) else 1.0
+        """``temperature_``, 1 for an estimator without the parameter (a fixed number is read
+        as it is: scoring a few documents should not pay for a lookup of its parameters)."""
+        tau = vars(self).get("temperature", 1.0)
+        if isinstance(tau, int | float) and not isinstance(tau, bool) and tau > 0:
+            return float(tau)
+        return self.temperature_
 
     def _proba(self, X) -> np.ndarray:
         """predict_proba of in-memory X (the softmax writes over jll if its maker says new)."""
