@@ -83,7 +83,7 @@ def _compiled(spec: ModelSpec):
     key = spec.key
     compiled = _CACHE.get(key)
     if compiled is None:
-        compiled = compile_model(spec.model(), var_names=spec.var_names)
+        compiled = compile_model(spec.model(), var_names=spec.sampled)
         _CACHE[key] = compiled
         while len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
@@ -128,7 +128,7 @@ def _sample_pymc(spec, draws, tune, chains, cores, seed, progressbar, kwargs) ->
             random_seed=seed,
             progressbar=progressbar,
             nuts_sampler="pymc",
-            var_names=spec.var_names,
+            var_names=spec.sampled,
             compute_convergence_checks=False,
             **kwargs,
         )
@@ -237,7 +237,7 @@ def fit_pymc(
     trace, seconds = run(
         spec, draws, tune, chains, cores, random_seed, progressbar, dict(sample_kwargs)
     )
-    dt = _to_layout(est, spec, trace, sampler, log_likelihood)
+    dt = _to_layout(est, spec, trace, sampler, log_likelihood, _completion_rng(random_seed))
     dt["posterior"].attrs.update(likelihood=likelihood, sampling_time=seconds, tuning_steps=tune)
     if spec.alpha_prior is not None:
         dt["posterior"].attrs["alpha_prior"] = (
@@ -274,16 +274,30 @@ def _check_trace_bytes(
 
 
 # -- DataTree --------------------------------------------------------------------------------
-def _to_layout(est, spec: ModelSpec, trace, sampler: str, with_log_lik: bool) -> xr.DataTree:
+def _completion_rng(random_seed) -> np.random.Generator:
+    """The generator of a fit's completed draws (``ModelSpec.completion``), seeded apart from
+    the sampler's seed (:func:`_seed`)."""
+    if isinstance(random_seed, np.random.Generator):
+        return random_seed
+    return np.random.default_rng(None if random_seed is None else [1, int(random_seed)])
+
+
+def _to_layout(
+    est, spec: ModelSpec, trace, sampler: str, with_log_lik: bool, rng=None
+) -> xr.DataTree:
     parts = family_of(est, "bayesnb.inference").pymc_parts(est, spec)
     if parts:
         return _composite_layout(est, spec, parts, trace, sampler, with_log_lik)
-    return _single_layout(est, spec, trace, sampler, with_log_lik)
+    return _single_layout(est, spec, trace, sampler, with_log_lik, rng)
 
 
-def _single_layout(est, spec: ModelSpec, trace, sampler: str, with_log_lik: bool):
-    """The layout of one model's draws: ``spec.var_names`` from ``trace`` and its data."""
-    posterior = {name: np.asarray(trace.posterior[name].values) for name in spec.var_names}
+def _single_layout(est, spec: ModelSpec, trace, sampler: str, with_log_lik: bool, rng=None):
+    """The layout of one model's draws: ``spec.var_names`` from ``trace`` (those of
+    ``spec.completion`` drawn with ``rng`` from the others) and its data."""
+    posterior = {name: np.asarray(trace.posterior[name].values) for name in spec.sampled}
+    if spec.completion is not None:
+        posterior |= spec.completion.draw(posterior, rng)
+        posterior = {name: posterior[name] for name in spec.var_names}
     groups: dict[str, dict[str, np.ndarray]] = {
         "observed_data": {name: arr for name, (arr, _) in spec.observed.items()},
         "constant_data": {name: arr for name, (arr, _) in spec.hyperparameters.items()},

@@ -142,7 +142,10 @@ def declare(
     pymc.Model
         Free variables ``class_prior_log_gamma`` (unless π is fixed) and
         ``feature_prob_log_gamma`` (or its per-k groups; ``category_prob_log_gamma`` with
-        unk=True; BernoulliNB's free ``feature_prob`` is a Beta), Deterministics
+        unk=True; BernoulliNB's free ``feature_prob`` is a Beta; MultinomialNB with
+        ``alpha_prior`` collapses each class's unseen cells, adding
+        ``feature_prob_unseen_log_gamma``: see
+        :func:`bayesnb.pymc_models.simplex.collapsed_dirichlet`), Deterministics
         ``class_prior`` and ``feature_prob``, ``alpha`` with ``alpha_prior``; observed
         ``y``/``X`` (data) or
         ``class_count``/``feature_count``/``category_count`` (sufficient). GDA: free
@@ -152,9 +155,10 @@ def declare(
 
     Notes
     -----
-    With a learned α the posterior couples α and every probability: NUTS needs longer
-    trajectories (about 3× the leapfrog steps of a fixed α on 500 Zipfian words) but does not
-    diverge.
+    With a learned α the posterior couples α and every probability. MultinomialNB's
+    collapsed form takes that coupling out of the sampler's way (15 leapfrog steps a draw
+    and R-hat ≤ 1.01 at 4 × 1,000 draws on 150 documents × 500 Zipfian words); the other
+    families sample every cell's variate with a shape that moves with α.
 
     Raises
     ------

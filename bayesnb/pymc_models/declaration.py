@@ -278,8 +278,9 @@ def make_spec(
 
     ``dims`` maps the layout variables besides ``class_prior``; ``hyperparameter_dims`` the
     family's prior ``pm.Data`` (the class prior's and the α hyperprior's are added);
-    ``coords``, ``extra`` and ``auxiliary`` (the family's auxiliary free variables and their
-    dims) are optional keywords.
+    ``coords``, ``extra``, ``auxiliary`` (the family's auxiliary free variables and their
+    dims) and ``completion`` (:class:`~bayesnb.pymc_models.spec.Completion`) are optional
+    keywords.
     """
     class_data, class_obs, class_structure = class_part(est, codes, likelihood)
     coords = layout_coords(est)
@@ -316,6 +317,7 @@ def make_spec(
         alpha_prior=prior,
         build=build,
         extra=kw.pop("extra", {}),
+        completion=kw.pop("completion", None),
         hyperparameter_dims=hyper,
         auxiliary=auxiliary,
     )

@@ -16,6 +16,7 @@ import numpy as np
 __all__ = [
     "DEFAULT_ALPHA_PRIOR",
     "LIKELIHOODS",
+    "Completion",
     "ModelSpec",
     "check_alpha_prior",
     "check_likelihood",
@@ -64,6 +65,21 @@ def check_alpha_prior(alpha_prior) -> dict[str, Any] | None:
     return values | {"per_class": bool(per_class)}
 
 
+@dataclass(frozen=True)
+class Completion:
+    """Layout variables drawn after sampling, from the sampler's draws of other variables.
+
+    ``draw(values, rng)`` takes the draws (chain, draw, ...) of ``needs`` and returns those
+    of ``gives``: for variables whose exact conditional given ``needs`` is cheaper to draw
+    with numpy than to compute inside the model for every draw (the unseen cells of
+    :func:`bayesnb.pymc_models.simplex.collapsed_dirichlet`).
+    """
+
+    needs: tuple[str, ...]
+    gives: tuple[str, ...]
+    draw: Callable[[dict[str, np.ndarray], np.random.Generator], dict[str, np.ndarray]]
+
+
 @dataclass
 class ModelSpec:
     """Everything needed to declare one model, computed with numpy before PyMC is touched.
@@ -101,6 +117,8 @@ class ModelSpec:
         The free variables of the parametrisation that are not layout variables (the
         log-Gamma variates of a Dirichlet, GDA's Bartlett factors), with their dims: left out
         of the posterior unless :meth:`with_auxiliary` adds them to :attr:`var_names`.
+    completion : Completion or None
+        Layout variables the sampler does not report, drawn from its draws afterwards.
     missing : None or list
         The missing-cell indicator of :attr:`X` as :mod:`bayesnb.loo` scores it: None (the
         PyMC path takes complete data only); a composite holds one per block.
@@ -121,6 +139,7 @@ class ModelSpec:
     extra: dict[str, Any] = field(default_factory=dict)
     hyperparameter_dims: dict[str, list[str] | None] = field(default_factory=dict)
     auxiliary: dict[str, list[str] | None] = field(default_factory=dict)
+    completion: Completion | None = None
     missing: Any = None
 
     @property
@@ -128,7 +147,16 @@ class ModelSpec:
         """Cache key of the compiled model: kind, likelihood, structure, data shapes and the
         variables kept."""
         shapes = tuple(sorted((k, np.shape(v)) for k, v in self.data.items()))
-        return (self.kind, self.likelihood, self.structure, shapes, tuple(self.var_names))
+        return (self.kind, self.likelihood, self.structure, shapes, tuple(self.sampled))
+
+    @property
+    def sampled(self) -> list[str]:
+        """The variables the sampler reports: :attr:`var_names`, except those the
+        :attr:`completion` draws, plus those it reads."""
+        if self.completion is None:
+            return list(self.var_names)
+        kept = [v for v in self.var_names if v not in self.completion.gives]
+        return kept + [v for v in self.completion.needs if v not in kept]
 
     def with_auxiliary(self) -> ModelSpec:
         """A copy whose :attr:`var_names` and :attr:`dims` include the auxiliary variables."""

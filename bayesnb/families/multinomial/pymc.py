@@ -20,6 +20,7 @@ from bayesnb.datatree import layout_coords
 from bayesnb.families.multinomial.estimator import UnkColumns
 from bayesnb.pymc_models import simplex
 from bayesnb.pymc_models.declaration import (
+    declare_alpha,
     declare_class_prior,
     declare_feature_alpha,
     declare_feature_data,
@@ -30,7 +31,8 @@ from bayesnb.pymc_models.declaration import (
     prepare,
 )
 from bayesnb.pymc_models.simplex import multinomial_log_coef, sparse_cells
-from bayesnb.pymc_models.spec import ModelSpec
+from bayesnb.pymc_models.spec import Completion, ModelSpec
+from bayesnb.stats.discrete import count_features
 
 __all__ = ["UNK", "MultinomialPyMC"]
 
@@ -73,6 +75,13 @@ class MultinomialPyMC:
             X, codes, len(est.classes_), likelihood, what, obs_dim
         )
         data |= more
+        completion = None
+        if prior is not None:
+            # a learned α: each class's unseen cells collapsed (simplex.collapsed_dirichlet)
+            counts = count_features(X, codes, np.ones(len(codes)), len(est.classes_))
+            seen = (counts > 0).astype(np.float64)
+            data |= {"feature_seen": seen, "feature_unseen_count": (1.0 - seen).sum(axis=1)}
+            completion = _completion(unk.pooled is not None, extra.get("category"), seen)
         if likelihood == "data":
             # The likelihood reads the nonzero cells; the documents stay a pm.Data of the
             # model (posterior predictive draws take their lengths) that a compiled model,
@@ -82,6 +91,10 @@ class MultinomialPyMC:
         else:
             data["feature_count_log_coef"] = multinomial_log_coef(data["feature_count_data"])
         unk = "category" in extra
+        name = "category_prob" if unk else "feature_prob"
+        auxiliary = {f"{name}_log_gamma": ["class", obs_dim]}
+        if completion is not None:
+            auxiliary[f"{name}_unseen_log_gamma"] = ["class"]
         return make_spec(
             est,
             documents,
@@ -97,41 +110,76 @@ class MultinomialPyMC:
             hyperparameter_dims={"feature_alpha": [obs_dim]},
             coords=coords,
             extra=extra,
-            auxiliary={
-                ("category_prob" if unk else "feature_prob") + "_log_gamma": ["class", obs_dim]
-            },
+            auxiliary=auxiliary,
+            completion=completion,
         )
+
+
+def _completion(unk: bool, category, seen: np.ndarray) -> Completion:
+    """The probabilities of a learned-α model from its collapsed draws: the unseen cells'
+    split drawn afresh (:func:`bayesnb.pymc_models.simplex.collapsed_dirichlet_draws`)."""
+    name = "category_prob" if unk else "feature_prob"
+
+    def draw(values: dict, rng: np.random.Generator) -> dict:
+        log_theta = simplex.collapsed_dirichlet_draws(
+            values[f"{name}_log_gamma"],
+            values[f"{name}_unseen_log_gamma"],
+            values["alpha"],
+            seen,
+            rng,
+        )
+        theta = np.exp(log_theta, out=log_theta)
+        return {name: theta} | ({"feature_prob": theta[..., category]} if unk else {})
+
+    gives = (name, "feature_prob") if unk else (name,)
+    return Completion(
+        needs=(f"{name}_log_gamma", f"{name}_unseen_log_gamma", "alpha"), gives=gives, draw=draw
+    )
 
 
 def _build_multinomial(spec: ModelSpec):
     """θ_c ~ Dirichlet(α) as normalised log-Gamma variates (:mod:`bayesnb.pymc_models.simplex`);
     the data form is one log-density over the documents' nonzero cells."""
     import pymc as pm
+    import pytensor.tensor as pt
 
     unk = "category" in spec.extra
     dim = "category" if unk else "feature"
     with pm.Model(coords=spec.coords) as model:
         _, labels = declare_class_prior(spec)
-        a = declare_feature_alpha(spec, dim)
         name = "category_prob" if unk else "feature_prob"
-        # α unbroadcast: ln Γ(α) is taken once per distinct α, not per (class, feature) cell
-        theta, log_theta = simplex.dirichlet(name, a, dims=("class", dim))
+        if spec.alpha_prior is None:
+            # α unbroadcast: ln Γ(α) is taken once per distinct α, not per (class, feature) cell
+            a = declare_feature_alpha(spec, dim)
+            theta, log_theta = simplex.dirichlet(name, a, dims=("class", dim))
+            log_theta_lik = log_theta
+        else:
+            a = pt.broadcast_to(declare_alpha(spec, trailing=0), (len(spec.coords["class"]),))
+            seen = pm.Data("feature_seen", spec.data["feature_seen"], dims=("class", dim))
+            m = pm.Data("feature_unseen_count", spec.data["feature_unseen_count"], dims="class")
+            theta, log_theta_lik, log_theta = simplex.collapsed_dirichlet(
+                name, a, seen, m, dims=("class", dim)
+            )
         if unk:
             pm.Deterministic(
                 "feature_prob", theta[:, spec.extra["category"]], dims=("class", "feature")
             )
+        draw_log_theta = None if log_theta is log_theta_lik else log_theta
         if spec.likelihood == "data":
             X_d = pm.Data("X_data", spec.extra["X_data"], dims=("doc", dim))
             cells = {k: pm.Data(k, spec.data[k]) for k in simplex.SPARSE_CELLS}
-            simplex.sparse_multinomial("X", X_d, labels, log_theta, cells, dims=("doc", dim))
+            simplex.sparse_multinomial(
+                "X", X_d, labels, log_theta_lik, cells, ("doc", dim), draw_log_theta
+            )
         else:
             T_d = declare_feature_data(spec, dim)
             coef = pm.Data("feature_count_log_coef", spec.data["feature_count_log_coef"])
             simplex.multinomial(
                 "feature_count",
                 T_d.sum(axis=1),
-                log_theta,
+                log_theta_lik,
                 log_coef=coef,
+                draw_log_p=draw_log_theta,
                 observed=T_d,
                 dims=("class", dim),
             )
