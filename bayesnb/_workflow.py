@@ -59,7 +59,8 @@ class BayesianWorkflow:
         Group ``predictions`` with ``class_proba (chain, draw, doc, class)``: exact conjugate
         draws, or those of ``posterior=`` (e.g. the tree ``fit_pymc`` returns, for NUTS
         draws). ``az.hdi(tree, group="predictions", prob=0.9)`` gives per-document
-        intervals. See :func:`bayesnb.uncertainty.predict_proba_draws`.
+        intervals. Their mean is not the ``estimate="bayes"`` probability (which weights
+        each draw by p(x | θ)); see :func:`bayesnb.uncertainty.predict_proba_draws`.
         """
         from bayesnb.uncertainty import predict_proba_draws
 

@@ -6,8 +6,9 @@ spread of the class probability over the posterior of the parameters::
 
     p(c | x, θ_s) = π_{s,c} p(x | c, θ_s) / Σ_k π_{s,k} p(x | k, θ_s)
 
-for draws θ_s of the exact conjugate posterior (:func:`bayesnb.draws.posterior_draws`) or of
-a NUTS fit (``posterior=``, the tree :func:`bayesnb.inference.fit_pymc` returns). The draws
+for draws θ_s of the exact conjugate posterior (:func:`bayesnb.draws.posterior_draws`; for
+MultinomialNB and PoissonNB only the cells the documents read, see below) or of a NUTS fit
+(``posterior=``, the tree :func:`bayesnb.inference.fit_pymc` returns). The draws
 are scored by the code that scores them for PSIS-LOO (:mod:`bayesnb.loo`), for every family
 including ColumnwiseNB, one block of draws at a time so that memory stays within
 ``max_bytes``. The result is a DataTree whose ``predictions`` group ArviZ reads like a
@@ -23,6 +24,7 @@ import xarray as xr
 from bayesnb.datatree import layout_attrs, layout_coords, posterior_values
 from bayesnb.draws import posterior_draws
 from bayesnb.families import family_of
+from bayesnb.posterior.sampling import class_prior_draws
 from bayesnb.scoring.softmax import prior_fallback
 from bayesnb.validation import check_fitted, check_int
 
@@ -64,8 +66,10 @@ def predict_proba_draws(
         Exact conjugate draws per chain, and chains (a layout: the draws are independent).
         Ignored with ``posterior``.
     random_seed : int, SeedSequence, Generator or None
-        The same seed (and ``max_bytes``) gives the same values; each chain has its own
-        spawned stream.
+        The same seed (and ``max_bytes``) gives the same values on one machine; each chain
+        has its own spawned stream. For MultinomialNB and PoissonNB the values also depend
+        on the batch's words (the draws cover them, see Notes): a document scored in another
+        batch gets other draws of the same law.
     posterior : xarray.DataTree, optional
         Draws to use instead of exact ones: a tree in the bayesnb layout, such as the result
         of ``est.fit_pymc(X_train, y_train)`` (NUTS draws; the estimator keeps no NUTS fit,
@@ -85,6 +89,41 @@ def predict_proba_draws(
         class labels), attrs from :func:`bayesnb.datatree.layout_attrs`.
         ``az.hdi(tree, group="predictions", prob=0.9)`` and
         ``az.summary(tree, group="predictions")`` read it.
+
+    Notes
+    -----
+    **Only what the documents read is drawn** (MultinomialNB, PoissonNB). The multinomial
+    likelihood reads θ_cj only at the batch's words (and missing cells); the Poisson one
+    reads λ_cj there and the total rate Σ_j λ_cj of the other words (``exp(−Σ λ)``). By the
+    aggregation property of the Dirichlet, (θ_S, Σ_{j∉S} θ_cj) ~ Dirichlet(a_S, Σ_{j∉S} a_cj),
+    and since a sum of independent Gamma(a_j, b) is Gamma(Σ a_j, b), a draw of the batch's
+    words plus one 'rest' cell per class has exactly the law of the full draw restricted to
+    what the likelihood reads, at the cost of the batch's distinct words instead of the
+    vocabulary (six documents at 23,000 words: about 2 s instead of 35–43 s;
+    ``benchmarks/bench_exact.py``). The Bernoulli
+    likelihood reads every absent feature's 1 − φ_cj, so BernoulliNB (and every other family)
+    draws the whole table. ``sample_posterior`` always draws every word.
+
+    **The average over draws is not** ``estimate="bayes"``. The mean of ``class_proba`` over
+    draws is E_{θ | data}[p(c | x, θ)]: every draw's probability counts alike. The posterior
+    predictive that ``estimate="bayes"`` scores (the Pólya, Dirichlet-multinomial, predictive
+    of the whole document for MultinomialNB) is::
+
+        p(c | x, data) = E_{θ | data}[π_c p(x | c, θ)] / E_{θ | data}[p(x | θ)]
+                       = E_{θ | data, x}[p(c | x, θ)],
+
+    the same average with each draw weighted by how well it explains the document,
+    p(x | θ) = Σ_k π_k p(x | k, θ): the unlabelled document is itself evidence about θ. For a
+    short document the weights are flat and the two agree; for a long one p(x | θ) varies
+    over the draws by many orders of magnitude, so the predictive follows the draws that
+    explain x best, while each draw's p(c | x, θ) is close to 0 or 1 and which class wins
+    changes from draw to draw. Hence a document scored 1.000 by both the posterior mean and
+    the Pólya predictive can average 0.451 over draws with a 90% interval of [0, 1]: the
+    training data alone do not settle which class's words it resembles (the interval), and
+    with every draw's probability near 0 or 1, 0.451 is about the share of draws in which
+    that class wins. Read ``class_proba`` as the
+    uncertainty the training data leave in p(c | x, θ), and ``predict_proba`` under
+    ``estimate="bayes"`` as the probability of the label.
     """
     fam = family_of(est, _WHERE)
     check_fitted(est)
@@ -107,21 +146,32 @@ def predict_proba_draws(
             f"documents × classes × 8 bytes), above max_bytes={max_bytes:.3g}. Use fewer "
             "draws, chains or documents, or raise max_bytes."
         )
-    per_draw = 8.0 * (fam.loo_cells_per_draw(est, n_docs) + n_docs * k)
+    # Exact draws of only the cells the documents read, where the family's law aggregates.
+    batch = fam.batch_view(est, Xc, M) if values is None else None
+    cells = fam.loo_cells_per_draw(est, n_docs) if batch is None else batch.cells_per_draw
+    per_draw = 8.0 * (cells + n_docs * k)
     block = int(max(1, min(draws, (max_bytes - need) // per_draw)))
     out = np.empty((chains, draws, n_docs, k))
     streams = np.random.default_rng(random_seed).spawn(chains) if values is None else None
     for chain in range(chains):
         for start in range(0, draws, block):
             m = min(block, draws - start)
-            if values is None:
+            if batch is not None:
+                class_rng, table_rng = streams[chain].spawn(2)
+                part = {"class_prior": class_prior_draws(est, class_rng, (m,))}
+                part |= fam.batch_draws(est, batch, table_rng, (m,))
+            elif values is None:
                 part = posterior_draws(est, draws=m, chains=1, random_seed=streams[chain])
                 part = {name: v[0] for name, v in part.items()}
             else:
                 part = {name: v[chain, start : start + m] for name, v in values.items()}
             with np.errstate(divide="ignore"):
                 log_pi = np.log(part["class_prior"])
-            joint = fam.loo_draws_jll(est, Xc, M, part) + log_pi[None]
+            if batch is None:
+                jll = fam.loo_draws_jll(est, Xc, M, part)
+            else:
+                jll = fam.batch_draws_jll(est, batch, part)
+            joint = jll + log_pi[None]
             out[chain, start : start + m] = np.moveaxis(_class_proba(joint, log_pi), 0, 1)
     attrs = layout_attrs(est, estimate="posterior", inference=inference)
     ds = xr.Dataset(

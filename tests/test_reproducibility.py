@@ -1,9 +1,10 @@
 """Reproducibility: the same ``random_seed`` gives the same numbers, in this process and another.
 
 Covered: exact conjugate draws (``sample_posterior``), synthetic documents (``sample``), the
-label log-likelihood for LOO, and NUTS (``fit_pymc``, slow). A digest of every value of a
-DataTree (group, variable, dims, dtype and bytes; attrs such as timings left out) is compared
-between two calls and against a fresh Python process running the same code.
+label log-likelihood for LOO, class probabilities under draws (``predict_proba_draws``), and
+NUTS (``fit_pymc``, slow). A digest of every value of a DataTree (group, variable, dims, dtype
+and bytes; attrs such as timings left out) is compared between two calls and against a fresh
+Python process running the same code.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import scipy.sparse as sp
 import bayesnb as bnb
 
 ROOT = Path(__file__).resolve().parent.parent
-MODELS = ("BernoulliNB", "MultinomialNB", "CategoricalNB", "GDA")
+MODELS = ("BernoulliNB", "MultinomialNB", "CategoricalNB", "PoissonNB", "GDA")
 
 
 def digest(obj) -> str:
@@ -73,6 +74,9 @@ def exact_digests(model: str, seed: int) -> dict[str, str]:
         "sample_posterior": digest(est.sample_posterior(50, 2, random_seed=seed)),
         "sample": digest(est.sample(40, random_seed=seed)),
         "label_log_likelihood": digest(est.label_log_likelihood(X, y, draws=30, random_seed=seed)),
+        "predict_proba_draws": digest(
+            est.predict_proba_draws(X[:10], draws=20, chains=2, random_seed=seed)
+        ),
     }
 
 

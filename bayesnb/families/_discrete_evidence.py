@@ -47,11 +47,16 @@ class _DiscreteEvidence:
         raise NotImplementedError(f"{type(self).__name__} scores no draws table")
 
     def loo_draws_jll(self, est, Xc, M, values: dict) -> np.ndarray:
+        return self._draws_table_jll(est, Xc, M, values)
+
+    def _draws_table_jll(self, est, X, M, values: dict, **table_kw) -> np.ndarray:
+        """The draws' tables scored as the (draws × classes) rows of one ``_table_jll`` call."""
         theta = values[self._draws_table]
         m, n_classes = theta.shape[:2]
+        table = theta.reshape(m * n_classes, *theta.shape[2:])
         with np.errstate(divide="ignore"):
-            jll = self._table_jll(est, Xc, theta.reshape(m * n_classes, *theta.shape[2:]), M)
-        return np.asarray(jll).reshape(Xc.shape[0], m, n_classes)
+            jll = self._table_jll(est, X, table, M, **table_kw)
+        return np.asarray(jll).reshape(X.shape[0], m, n_classes)
 
     def n_feature_parameters(self, est) -> int:
         # One free value per (class, feature): a probability, a rate, or a concentration.

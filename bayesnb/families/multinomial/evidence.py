@@ -15,11 +15,13 @@ __all__ = ["MultinomialEvidence"]
 class MultinomialEvidence(_BetaInformative, _DirichletEvidence):
     """Family methods of MultinomialNB for evidence; see :class:`bayesnb.families.Family`."""
 
-    def _table_jll(self, est, X, table: np.ndarray, missing) -> np.ndarray:
+    def _table_jll(self, est, X, table: np.ndarray, missing, *, categories=False) -> np.ndarray:
+        # ``categories``: X is on categories (a DrawBatch), where UNK is one column already.
         log_table = np.log(table)
         jll = dot_log_table(X, log_table)
         if missing is not None:
-            jll = jll + observed_mass_correction(X, missing, log_table, UnkColumns(est).pooled)
+            pooled = None if categories else UnkColumns(est).pooled
+            jll = jll + observed_mass_correction(X, missing, log_table, pooled)
         return jll
 
     def n_feature_parameters(self, est) -> int:

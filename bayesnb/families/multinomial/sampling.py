@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from bayesnb.families._discrete_batch import DrawBatch, _AggregatedBatch
 from bayesnb.families._discrete_sampling import _DiscreteSampling
 from bayesnb.families.multinomial.estimator import UnkColumns
 from bayesnb.posterior.documents import CHUNK_CELLS, MAX_TOKENS, draw_lengths, urn
@@ -14,7 +15,7 @@ from bayesnb.posterior.summary import beta_summary
 __all__ = ["MultinomialSampling"]
 
 
-class MultinomialSampling(_DiscreteSampling):
+class MultinomialSampling(_AggregatedBatch, _DiscreteSampling):
     """Family methods of MultinomialNB for sampling; see :class:`bayesnb.families.Family`.
 
     ``feature_prob`` is θ_cj = P(word j | c) ~ Dirichlet(α + T_c); with ``unk=True`` every
@@ -43,13 +44,28 @@ class MultinomialSampling(_DiscreteSampling):
             g = dirichlet_draws(rng, conc, shape)
             # No copy when the columns are the categories in order (the common full draw).
             return g if np.array_equal(cols, np.arange(n_cat)) else g[..., cols]
-        # Aggregation property: (θ_S, Σ_rest θ) ~ Dirichlet(a_S, Σ_rest a), so drawing the
-        # chosen categories plus one 'rest' category gives exactly their marginal posterior.
-        rest = np.ones(n_cat, dtype=bool)
+        return self._aggregated_draws(est, rng, shape, chosen)[..., np.searchsorted(chosen, cols)]
+
+    def _aggregated_draws(self, est, rng, shape, chosen: np.ndarray) -> np.ndarray:
+        """Draws of θ at the ``chosen`` categories then of the mass of all the others.
+
+        Aggregation property: (θ_S, Σ_rest θ) ~ Dirichlet(a_S, Σ_rest a), so the chosen
+        categories have exactly their marginal posterior: (*shape, K, chosen.size + 1).
+        """
+        conc = est.posterior_.concentration
+        rest = np.ones(conc.shape[1], dtype=bool)
         rest[chosen] = False
         sub = np.concatenate([conc[:, chosen], conc[:, rest].sum(axis=1, keepdims=True)], axis=1)
-        g = dirichlet_draws(rng, sub, shape)
-        return g[..., np.searchsorted(chosen, cols)]
+        return dirichlet_draws(rng, sub, shape)
+
+    def _batch_categories(self, est) -> tuple[np.ndarray, int | None]:
+        # A missing pooled column removes no mass: the UNK category is always observed.
+        unk = UnkColumns(est)
+        return unk.category, None if unk.pooled is None else unk.n_categories - 1
+
+    def batch_draws(self, est, batch: DrawBatch, rng, shape) -> dict[str, np.ndarray]:
+        """θ of the batch's categories and the rest's mass (exactly their joint posterior)."""
+        return {"feature_prob": self._aggregated_draws(est, rng, shape, batch.chosen)}
 
     def posterior_summary(self, est, ci_prob: float, features) -> tuple[dict, dict]:
         """Beta(a_k, A − a_k) marginals of the Dirichlet components, column by column."""

@@ -30,8 +30,9 @@ class PoissonEvidence(_DiscreteEvidence):
         post = est.posterior_
         return fit_gamma_shape(post.sums, post.counts, post.beta)
 
-    def _table_jll(self, est, X, table: np.ndarray, missing) -> np.ndarray:
-        # The table holds the rates λ; ln x! is the same for every class and cancels in p(y | x).
+    def _table_jll(self, est, X, table: np.ndarray, missing, *, categories=False) -> np.ndarray:
+        # The table holds the rates λ (a DrawBatch's last column the total rate of the rest);
+        # ln x! is the same for every class and cancels in p(y | x).
         return poisson_jll(
             X, np.log(table), table.sum(axis=1), log_factorial=False, missing=missing, rate=table
         )

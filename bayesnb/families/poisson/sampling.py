@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from bayesnb.families._discrete_batch import DrawBatch, _AggregatedBatch
 from bayesnb.families._discrete_sampling import _DiscreteSampling
 from bayesnb.posterior.documents import CHUNK_CELLS
 from bayesnb.posterior.summary import gamma_summary
@@ -12,7 +13,7 @@ from bayesnb.posterior.summary import gamma_summary
 __all__ = ["PoissonSampling"]
 
 
-class PoissonSampling(_DiscreteSampling):
+class PoissonSampling(_AggregatedBatch, _DiscreteSampling):
     """Family methods of PoissonNB for sampling; see :class:`bayesnb.families.Family`.
 
     The table is ``feature_rate``: the Poisson rates λ_cj ~ Gamma(α + S_cj, β + N_c).
@@ -40,6 +41,28 @@ class PoissonSampling(_DiscreteSampling):
         g = rng.standard_gamma(a, size=(*shape, *a.shape))
         g /= rate
         return g
+
+    def batch_draws(self, est, batch: DrawBatch, rng, shape) -> dict[str, np.ndarray]:
+        """λ of the batch's columns, then the total rate of every other column per class.
+
+        A sum of independent Gamma(a_j, b) is Gamma(Σ a_j, b): the other columns are summed
+        by their rate (one rate per class, more when missing training counts make
+        N_cj differ), so the total costs a few Gamma variates per class, not one per column.
+        """
+        post = est.posterior_
+        a, rate = post.shape, post.rate
+        cols = batch.chosen
+        g = rng.standard_gamma(a[:, cols], size=(*shape, *a[:, cols].shape))
+        g /= rate[:, cols]
+        rest = np.ones(a.shape[1], dtype=bool)
+        rest[cols] = False
+        k = a.shape[0]
+        rates, which = np.unique(rate[:, rest], return_inverse=True)
+        key = (np.arange(k)[:, None] * rates.size + which.reshape(k, -1)).ravel()
+        sums = np.bincount(key, weights=a[:, rest].ravel(), minlength=k * rates.size)
+        t = rng.standard_gamma(sums.reshape(k, rates.size), size=(*shape, k, rates.size))
+        t /= rates
+        return {"feature_rate": np.concatenate([g, t.sum(axis=-1, keepdims=True)], axis=-1)}
 
     def posterior_summary(self, est, ci_prob: float, features) -> tuple[dict, dict]:
         """Gamma(shape, rate) marginals of every λ_cj."""
