@@ -144,3 +144,22 @@ def test_baselines_gap_share_is_within_0_and_100_percent(accuracies, phrase):
     reading, _ = _baseline(ref, cnb, ev)
     assert f"{100 * cnb:.1f}%" in reading and f"{100 * ev:.1f}%" in reading
     assert ("ahead" if cnb >= ref else "behind") in reading
+
+
+def test_informative_reading_quotes_the_surest_feature_and_its_ranking(digits):
+    x = S.informative(Study(digits, "multinomial"), n=5)
+    t = x.table
+    assert t.attrs["rank"] == "lower"
+    for _, g in t.groupby(["class", "versus"], sort=False):  # ranked by the lower end
+        assert np.all(np.diff(g["eti90_lb"].to_numpy()) <= 0)
+    first = t[t["rank"] == 1].sort_values("eti90_lb").iloc[-1]
+    assert f"The surest is {first['feature']!r} for {first['class']}" in x.reading
+    assert f"log-odds {first['mean']:.2f} (90% interval {first['eti90_lb']:.2f} to" in x.reading
+    assert f"seen {first['count']:.0f} times" in x.reading
+    assert "ranked by the lower end of the 90% equal-tailed credible interval" in x.reading
+    assert "ranked by the exact posterior mean" not in x.reading
+    n_zero = int((t["eti90_lb"] <= 0).sum())
+    if n_zero:
+        assert f"{n_zero} of the {len(t)} intervals include 0" in x.reading
+    else:
+        assert "Every interval excludes 0" in x.reading
