@@ -21,8 +21,19 @@ log-Beta (log-Gamma) variables, which has no closed-form quantile: it is estimat
 interval's width. Draws are made in log space (``log G = log G' + log U / s`` for a
 Gamma(s < 1) variable, G' ~ Gamma(s + 1)), so tiny concentrations never underflow to log 0.
 
-Features are ranked by the exact posterior mean of the log-ratio (largest first), only the
-top ``n`` of each pair get draws, so a 10⁵-word vocabulary costs one digamma table.
+Features are ranked (largest first) by the lower end of that interval (``rank="lower"``,
+the default) or by the exact posterior mean (``rank="mean"``). The mean favours features the
+rival class never used: their ratio is bounded by the prior alone, so a rare exclusive word
+outranks a frequent word that is merely much likelier in the class, and the top of the list
+is a row of such words with the same wide interval. The lower end ranks a feature by how
+large the data say its ratio surely is (with probability ``(1 + ci_prob) / 2``).
+
+Only the candidates get draws, so a 10⁵-word vocabulary costs one digamma table: under
+``"mean"`` the top ``n``; under ``"lower"`` the ``max(5 n, 100)`` features of the largest
+normal-approximation lower end ``mean − z sd`` (exact moments, ``z`` the normal quantile),
+whose exact lower ends (the interval's quantile from the draws) are then sorted. With fewer
+features than that every feature is a candidate, and the ranking is the sort of every
+feature's lower end.
 
 The marginals, their moments and their draws come from the model's family (the
 ``informative_*`` methods of the family protocol); a family without them is refused.
@@ -35,13 +46,18 @@ from numbers import Real
 
 import numpy as np
 import pandas as pd
+from scipy.special import ndtri
 
 from bayesnb.families import Family, family_of, get, has_family
 from bayesnb.families import names as family_names
 from bayesnb.pipeline import final_estimator
 from bayesnb.validation import check_fitted, check_int
 
-__all__ = ["most_informative_features"]
+__all__ = ["RANKS", "most_informative_features"]
+
+#: What most_informative_features ranks by: the lower end of the credible interval of the
+#: log-odds ratio, or its posterior mean.
+RANKS = ("lower", "mean")
 
 
 def _supports(family: Family) -> bool:
@@ -137,14 +153,17 @@ def most_informative_features(
     feature_names: Sequence[str] | None = None,
     draws: int = 10_000,
     random_seed=0,
+    rank: str = "lower",
 ) -> pd.DataFrame:
     """Features with the largest posterior log-odds ratio of one class against another.
 
-    For every ordered pair (a, b) the features are ranked by the exact posterior mean of
+    For every ordered pair (a, b) the features are ranked by the posterior of
     ``log(φ_aj / φ_bj)`` (MultinomialNB: word probabilities under the Dirichlet posterior;
     BernoulliNB: presence probabilities under the Beta posterior; PoissonNB: rates under the
     Gamma posterior), largest first, so the top features are those most indicative of ``a``
-    rather than ``b``. See the module docstring for the formulas.
+    rather than ``b``: by default by the lower end of its credible interval (a ratio the
+    data pin down), with ``rank="mean"`` by its exact mean. See the module docstring for
+    the formulas and the candidates of each ranking.
 
     Parameters
     ----------
@@ -166,24 +185,29 @@ def most_informative_features(
         Exact posterior draws per pair used for the interval bounds (at least 100).
     random_seed : int, numpy Generator or None, default 0
         Seed of the draws.
+    rank : {"lower", "mean"}, default "lower"
+        ``"lower"``: by ``eti{P}_lb``, the lower end of the credible interval (features
+        the rival class never used only rank high when the class uses them often enough);
+        ``"mean"``: by the exact posterior mean, which puts such exclusive features first.
 
     Returns
     -------
     pandas.DataFrame
         One row per (pair, feature), pairs in order and features by rank, with columns
-        ``class``, ``versus``, ``rank`` (1 = largest mean), ``feature`` (name), ``column``
+        ``class``, ``versus``, ``rank`` (1 = first by ``rank``), ``feature`` (name), ``column``
         (index into X), ``mean`` and ``sd`` (exact), ``eti{P}_lb`` and ``eti{P}_ub``
         (P = ``round(100 ci_prob)``, the ArviZ naming), and ``count`` / ``count_versus`` (the
         two classes' sufficient statistic for the feature: token counts, document
         frequencies or summed counts). ``attrs`` records the model, ``ci_prob``, ``draws``
-        and ``random_seed``.
+        ``random_seed`` and ``rank``.
 
     Raises
     ------
     TypeError
         Unsupported model (CategoricalNB, GDA, a foreign estimator), bad ``classes`` type.
     ValueError
-        Bad ``n``, ``ci_prob``, ``draws``, ``feature_names`` or classes not in the model.
+        Bad ``n``, ``ci_prob``, ``draws``, ``rank``, ``feature_names`` or classes not in
+        the model.
     """
     est = final_estimator(est)
     family = _family(est)
@@ -193,6 +217,8 @@ def most_informative_features(
     if isinstance(ci_prob, bool) or not isinstance(ci_prob, Real) or not 0 < ci_prob < 1:
         raise ValueError(f"ci_prob must be a probability strictly between 0 and 1, got {ci_prob!r}")
     check_int(draws, "draws", 100)
+    if rank not in RANKS:
+        raise ValueError(f"rank must be one of {RANKS}, got {rank!r}")
     labels = np.asarray(est.classes_)
     pairs = _pairs(classes, labels)
     names = _names(est, feature_names)
@@ -205,14 +231,20 @@ def most_informative_features(
     perc = round(100 * float(ci_prob))
     lb, ub = f"eti{perc}_lb", f"eti{perc}_ub"
     frames = []
+    z = float(ndtri(1.0 - tail))
     for a, b in pairs:
         diff = mean_log[a] - mean_log[b]
-        # Top n by mean; ties broken by column index (stable sort on the negated mean).
-        top = np.argpartition(-diff, n_keep - 1)[:n_keep] if n_keep < d else np.arange(d)
-        top = top[np.lexsort((top, -diff[top]))]
+        if rank == "mean":
+            top = _top(diff, n_keep)
+        else:  # candidates by the normal approximation, then their lower ends from draws
+            sd = np.sqrt(var_log[a] + var_log[b])
+            top = _top(diff - z * sd, min(d, max(5 * n_keep, _CANDIDATES)))
         sample = family.informative_draws(est, marg, a, top, rng, draws)
         sample = sample - family.informative_draws(est, marg, b, top, rng, draws)
         lo, hi = np.quantile(sample, [tail, 1.0 - tail], axis=0)
+        if rank == "lower":
+            keep = np.lexsort((top, -lo))[:n_keep]  # ties by column index
+            top, lo, hi = top[keep], lo[keep], hi[keep]
         frames.append(
             pd.DataFrame(
                 {
@@ -237,5 +269,16 @@ def most_informative_features(
         "ci_prob": float(ci_prob),
         "draws": int(draws),
         "random_seed": random_seed if isinstance(random_seed, int | None) else "generator",
+        "rank": rank,
     }
     return out
+
+
+_CANDIDATES = 100  # at least this many features get draws under rank="lower"
+
+
+def _top(score: np.ndarray, k: int) -> np.ndarray:
+    """Columns of the ``k`` largest ``score``, largest first, ties by column index."""
+    d = score.size
+    top = np.argpartition(-score, k - 1)[:k] if k < d else np.arange(d)
+    return top[np.lexsort((top, -score[top]))]

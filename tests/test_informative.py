@@ -76,7 +76,7 @@ def test_multinomial_means_and_sd_are_exact_digamma(text):
 def test_bernoulli_means_are_exact_digamma(text):
     X, y = text
     est = bnb.BernoulliNB(alpha=2.0, beta=0.5).fit(X, y)
-    df = most_informative_features(est, n=5, classes=[("c", "a")])
+    df = most_informative_features(est, n=5, classes=[("c", "a")], rank="mean")
     a_post = est.feature_count_ + 2.0
     b_post = est.class_count_[:, None] - est.feature_count_ + 0.5
     e_log = digamma(a_post) - digamma(a_post + b_post)
@@ -196,17 +196,74 @@ def test_poisson_log_rate_ratio():
     assert 0.9 - 3 * se <= cov <= 0.9 + 3 * se, (cov, se)
 
 
+def _exact_lower(conc, total, a: int, b: int, j: int, tail: float = 0.05) -> float:
+    """The ``tail`` quantile of log φ_aj − log φ_bj under the exact posterior (quadrature)."""
+    from scipy.optimize import brentq
+
+    args = (conc[a, j], total[a] - conc[a, j], conc[b, j], total[b] - conc[b, j])
+    sd = np.sqrt(sum(polygamma(1, [args[0], args[2]])))
+    m = digamma(args[0]) - digamma(args[0] + args[1]) - digamma(args[2]) + digamma(sum(args[2:]))
+    return brentq(lambda t: _log_beta_diff_cdf(t, *args) - tail, m - 12 * sd, m + 2 * sd)
+
+
+@pytest.mark.filterwarnings("ignore::scipy.integrate.IntegrationWarning")  # peaked integrands
+def test_lower_ranking_is_the_sort_of_the_exact_lower_quantiles():
+    # Words 0-3 the rival class never uses (their ratio is bounded by the prior alone)
+    # beside words both classes use, at ratios 2..10 over larger counts.
+    count_a = np.array([3, 6, 12, 24, 40, 80, 150, 300, 60, 120, 200, 500], dtype=float)
+    count_b = np.array([0, 0, 0, 0, 4, 12, 30, 90, 30, 40, 50, 80], dtype=float)
+    X = np.vstack([count_a // 2, count_a - count_a // 2, count_b // 2, count_b - count_b // 2])
+    y = np.array(["a", "a", "b", "b"])
+    est = bnb.MultinomialNB().fit(X, y)
+    df = most_informative_features(est, n=12, classes=[("a", "b")], draws=40_000)
+    conc = est.feature_count_ + 1.0
+    total = conc.sum(axis=1)
+    exact = np.array([_exact_lower(conc, total, 0, 1, j) for j in range(12)])
+    order = np.argsort(-exact, kind="stable")
+    # Neighbours in the exact order are further apart than the Monte Carlo error (~0.005).
+    assert np.min(-np.diff(exact[order])) > 0.03
+    np.testing.assert_array_equal(df["column"], order)
+    np.testing.assert_allclose(df["eti90_lb"], exact[order], atol=0.02)
+    assert list(df["rank"]) == list(range(1, 13)) and df.attrs["rank"] == "lower"
+    # The mean ranks the exclusive words otherwise: it is another ranking.
+    by_mean = most_informative_features(est, n=12, classes=[("a", "b")], rank="mean")
+    assert list(by_mean["column"]) != list(order)
+    assert np.all(np.diff(by_mean["mean"].to_numpy()) <= 0)
+
+
+def test_lower_ranking_screens_candidates_on_a_large_vocabulary():
+    # 400 words (more than the 100 candidates n = 5 draws for): the top 5 are those of the
+    # sort of every word's lower end.
+    rng = np.random.default_rng(4)
+    phi = rng.dirichlet(np.full(400, 0.3), size=2)
+    y = np.repeat(["a", "b"], 40)
+    X = np.vstack([rng.multinomial(200, phi[int(c == "b")]) for c in y]).astype(float)
+    est = bnb.MultinomialNB(alpha=0.5).fit(X, y)
+    top = most_informative_features(est, n=5, classes=[("a", "b")], draws=20_000)
+    every = most_informative_features(est, n=400, classes=[("a", "b")], draws=20_000)
+    assert len(every) == 400
+    assert np.all(np.diff(every["eti90_lb"].to_numpy()) <= 0)
+    assert np.all(np.diff(top["eti90_lb"].to_numpy()) <= 0)
+    # Up to the Monte Carlo error of two draw sets (sd ~0.03 for a word one class never
+    # used, its tail is long): the same lower ends, and none of
+    # the words left out is above the fifth.
+    lower = dict(zip(every["column"], every["eti90_lb"], strict=True))
+    np.testing.assert_allclose(top["eti90_lb"], [lower[j] for j in top["column"]], atol=0.1)
+    left_out = every[~every["column"].isin(top["column"])]
+    assert left_out["eti90_lb"].max() < top["eti90_lb"].min() + 0.1
+
+
 def test_ordering_and_pair_selection(text):
     X, y = text
     est = bnb.MultinomialNB().fit(X, y)
-    df = most_informative_features(est, n=4)
+    df = most_informative_features(est, n=4, rank="mean")
     pairs = list(dict.fromkeys(zip(df["class"], df["versus"], strict=True)))
     assert pairs == [("a", "b"), ("a", "c"), ("b", "a"), ("b", "c"), ("c", "a"), ("c", "b")]
     for _, g in df.groupby(["class", "versus"], sort=False):
         assert list(g["rank"]) == [1, 2, 3, 4]
         assert np.all(np.diff(g["mean"].to_numpy()) <= 0)
     # The top 4 by mean are the 4 largest means over every feature.
-    full = most_informative_features(est, n=100, classes=[("a", "b")])
+    full = most_informative_features(est, n=100, classes=[("a", "b")], rank="mean")
     assert len(full) == 12
     np.testing.assert_array_equal(
         df.loc[(df["class"] == "a") & (df["versus"] == "b"), "column"], full["column"][:4]
@@ -258,6 +315,12 @@ def test_unk_pooled_columns_share_the_pooled_marginal():
     e_log = digamma(conc) - digamma(conc.sum(axis=1))[:, None]
     row = df[df["column"] == 3].iloc[0]
     assert row["mean"] == pytest.approx(e_log[0, 3] - e_log[1, 3])
+
+
+def test_bad_rank(text):
+    est = bnb.MultinomialNB().fit(*text)
+    with pytest.raises(ValueError, match=r"rank must be one of \('lower', 'mean'\), got 'sd'"):
+        most_informative_features(est, rank="sd")
 
 
 def test_bad_inputs(text):

@@ -219,6 +219,51 @@ def _number(value: float, spec: str) -> str:
     return "-inf" if np.isneginf(value) else format(value, spec)
 
 
+def table(ds, cvt: dict | None = None, loo: bool = True) -> str:
+    """The printed table of compare's result ``ds`` (and ``cvt``, :func:`cross_validated`'s
+    numbers): one line per name, then what the columns mean. An ``elpd_loo`` that is not
+    ``loo_reliable`` (PSIS-LOO with Pareto k above the good threshold) is marked ``!``."""
+    t = ds.to_dataframe()
+    psis = bool((t["loo_method"] == "psis").any())
+    head = (
+        f"{'name':<22}{'accuracy':>9}{'log_loss':>9}{'nll':>9}{'brier':>8}{'ECE':>7}"
+        f"{'elpd_loo':>11}{'±se':>7}"
+    )
+    head += f"{'bad_k':>7}" if psis else ""
+    head += f"{'cv_acc':>9}{'cv_logloss':>11}{'cv_elpd':>11}{'±se':>7}" if cvt else ""
+    lines = [head]
+    unreliable = False
+    for name, row in t.iterrows():
+        if row["error"]:
+            lines.append(f"{name:<22}  failed: {row['error']}")
+            continue
+        elpd = _number(row["elpd_loo"], ".1f")
+        if row["loo_method"] == "psis" and not row["loo_reliable"]:
+            elpd, unreliable = elpd + "!", True
+        line = (
+            f"{name:<22}{row['accuracy']:>9.4f}{row['log_loss']:>9.4f}"
+            f"{_number(row['nll'], '.4f'):>9}{row['brier']:>8.4f}{row['ece']:>7.3f}"
+            f"{elpd:>11}{_number(row['elpd_loo_se'], '.1f'):>7}"
+        )
+        line += f"{_number(row['pareto_k_bad'], '.0f'):>7}" if psis else ""
+        if cvt:
+            c = cvt[name]
+            line += (
+                f"{_number(c['accuracy'], '.4f'):>9}{_number(c['log_loss'], '.4f'):>11}"
+                f"{_number(c['elpd'], '.1f'):>11}{_number(c['elpd_se'], '.1f'):>7}"
+            )
+        lines.append(line)
+    if loo:
+        lines.append(
+            "log_loss: scikit-learn's (clipped at about 36 nats a document); nll: the same "
+            "unclipped (-lpd per document); elpd_loo: exact leave-one-out log density of the "
+            "training labels (sum)"
+            + ("; bad_k: PSIS-LOO rows' documents with Pareto k above 0.7" if psis else "")
+            + ("; !: PSIS-LOO unreliable (bad_k > 0), not comparable" if unreliable else "")
+        )
+    return "\n".join(lines)
+
+
 def run(args) -> int:
     """``bayesnb compare``: exit status 0 (input errors raise :class:`DataError`)."""
     from bayesnb.report import Study
@@ -261,43 +306,11 @@ def run(args) -> int:
     )
     for message in shown:
         print(f"warning: {message}", file=sys.stderr)
-    t = ds.to_dataframe()
-    psis = bool((t["loo_method"] == "psis").any())
     how = f"{len(yte)} held-out documents"
     if cv is not None:
         folds = "leave-one-out" if cv == "loo" else f"{cv}-fold stratified"
         how += f"; cv_*: {folds} cross-validation on all {len(data.y)}"
     print(f"{data.name}: {data.X.shape[0]} documents, {data.X.shape[1]} features; {how}")
-    head = (
-        f"{'name':<22}{'accuracy':>9}{'log_loss':>9}{'nll':>9}{'brier':>8}{'ECE':>7}"
-        f"{'elpd_loo':>11}{'±se':>7}"
-    )
-    head += f"{'bad_k':>7}" if psis else ""
-    head += f"{'cv_acc':>9}{'cv_logloss':>11}{'cv_elpd':>11}{'±se':>7}" if cvt else ""
-    print(head)
-    for name, row in t.iterrows():
-        if row["error"]:
-            print(f"{name:<22}  failed: {row['error']}")
-            continue
-        line = (
-            f"{name:<22}{row['accuracy']:>9.4f}{row['log_loss']:>9.4f}"
-            f"{_number(row['nll'], '.4f'):>9}{row['brier']:>8.4f}{row['ece']:>7.3f}"
-            f"{_number(row['elpd_loo'], '.1f'):>11}{_number(row['elpd_loo_se'], '.1f'):>7}"
-        )
-        line += f"{_number(row['pareto_k_bad'], '.0f'):>7}" if psis else ""
-        if cvt:
-            c = cvt[name]
-            line += (
-                f"{_number(c['accuracy'], '.4f'):>9}{_number(c['log_loss'], '.4f'):>11}"
-                f"{_number(c['elpd'], '.1f'):>11}{_number(c['elpd_se'], '.1f'):>7}"
-            )
-        print(line)
-    if not args.no_loo:
-        print(
-            "log_loss: scikit-learn's (clipped at about 36 nats a document); nll: the same "
-            "unclipped (-lpd per document); elpd_loo: exact leave-one-out log density of the "
-            "training labels (sum)"
-            + ("; bad_k: PSIS-LOO rows' documents with Pareto k above 0.7" if psis else "")
-        )
+    print(table(ds, cvt, loo=not args.no_loo))
     print(f"({time.perf_counter() - t0:.1f} s)")
     return 0

@@ -84,7 +84,10 @@ def _informative(est, top: int) -> tuple[list[str], list[int] | None]:
         table = most_informative_features(est, n=top, classes=_pairs(list(est.classes_)))
     except TypeError as exc:  # the family has no informative features (GDA, categorical)
         return [f"most informative features: none ({exc})"], None
-    lines = [f"most informative features ({table.attrs['quantity']}, mean ± sd):"]
+    lines = [
+        f"most informative features ({table.attrs['quantity']}, ranked by the lower end of "
+        "its 90% interval; mean ± sd):"
+    ]
     for (a, b), rows in table.groupby(["class", "versus"], sort=False):
         shown = ", ".join(f"{r.feature} ({r.mean:.2f} ± {r.sd:.2f})" for r in rows.itertuples())
         lines.append(f"  {a} vs {b}: {shown}")

@@ -366,11 +366,12 @@ def estimates_section(self) -> Section:
                 x.reading,
                 [
                     (
-                        f"bayesnb.compare on {len(x.y_test)} held-out documents. p(y) = 0: "
-                        "documents whose true label gets probability 0. ELPD-LOO: "
+                        f"bayesnb.compare on {len(x.y_test)} held-out documents. {x.priors} "
+                        "p(y) = 0: documents whose true label gets probability 0. ELPD-LOO: "
                         f"leave-one-out log density of the {x.n_train} training labels "
-                        "(sum), exact for the closed-form estimates (each document scored "
-                        "by the model fitted without it)"
+                        "(sum) under each estimate, exact for the closed-form estimates "
+                        "(each document scored by that estimate fitted without it; a learned "
+                        "α held at its value on all of them)"
                         + (
                             "; PSIS-LOO where a model cannot subtract statistics, bad k: "
                             "documents with Pareto k above the threshold."
@@ -393,11 +394,11 @@ def estimates_section(self) -> Section:
     return Section(
         "estimates",
         "Estimates side by side",
-        "Each model under the four estimates (MAP with α = 2 and class prior 2, where the mode "
-        "is add-one smoothing; the others with α = 1). lpd: log predictive density of the "
-        "held-out labels; ECE: expected calibration error; ELPD-LOO: leave-one-out "
-        "estimate of the same on the training labels, from exact posterior draws (it depends "
-        "on the prior, not the estimate).",
+        "Each model under the four estimates; each table says which prior its rows use (the "
+        "MAP's is fixed, the others' as the study configures it, a learned α quoted at its "
+        "fitted value). lpd: log predictive density of the held-out labels; ECE: expected "
+        "calibration error; ELPD-LOO: leave-one-out log density of the training labels "
+        "under each estimate (so it differs between estimates, as lpd does).",
         blocks,
     )
 

@@ -488,15 +488,15 @@ def _informative_reading(r: InformativeResult) -> str:
     perc = round(100 * r.ci_prob)
     lb, ub = f"eti{perc}_lb", f"eti{perc}_ub"
     what = "probability" if r.study.report.tokens else "presence probability"
-    top = t[t["rank"] == 1].sort_values("mean", ascending=False)
+    top = t[t["rank"] == 1].sort_values(lb, ascending=False)
     first = top.iloc[0]
     parts = [
         f"For each class of {r.study.data.name}, the {feature}s whose {what} most favours it "
         "over the class its held-out "
-        f"{doc}s are most often mistaken for, ranked by the exact posterior mean of "
-        f"log(φ_a / φ_b) with {round(100 * r.ci_prob)}% equal-tailed credible intervals "
-        "(exact posterior draws).",
-        f"The strongest is {first['feature']!r} for {first['class']} against "
+        f"{doc}s are most often mistaken for, ranked by the lower end of the {perc}% "
+        "equal-tailed credible interval of log(φ_a / φ_b) (how large the data say the ratio "
+        "surely is; exact posterior draws), with its exact posterior mean.",
+        f"The surest is {first['feature']!r} for {first['class']} against "
         f"{first['versus']}: log-odds {first['mean']:.2f} ({round(100 * r.ci_prob)}% interval "
         f"{first[lb]:.2f} to {first[ub]:.2f}): a ratio of about "
         f"{_times(float(np.exp(first['mean'])))}, seen "
@@ -508,16 +508,16 @@ def _informative_reading(r: InformativeResult) -> str:
     if 0 < unseen < 1:
         parts.append(
             f"{_pct(unseen)} of the {feature}s shown never occur in the rival class in "
-            "training: ranking by the posterior mean favours such exclusive features, and "
-            "their intervals are the widest (median width "
-            f"{float(width[t['count_versus'] == 0].median()):.2f} nats, against "
-            f"{float(width[t['count_versus'] > 0].median()):.2f} for {feature}s seen in both)."
+            "training: their ratio only the prior bounds, so their intervals are the widest "
+            f"(median width {float(width[t['count_versus'] == 0].median()):.2f} nats, against "
+            f"{float(width[t['count_versus'] > 0].median()):.2f} for {feature}s seen in both) "
+            f"(ranked by the lower end, such a {feature} needs many occurrences in the class "
+            "to rank high)."
         )
     elif unseen == 1:
         parts.append(
-            f"Every {feature} shown is absent from the rival class in training: ranking by the "
-            "posterior mean favours such exclusive features, whose ratio only the prior bounds "
-            f"(median interval width {float(width.median()):.2f} nats)."
+            f"Every {feature} shown is absent from the rival class in training: a ratio only "
+            f"the prior bounds (median interval width {float(width.median()):.2f} nats)."
         )
     else:
         parts.append(f"The median interval width is {float(width.median()):.2f} nats.")

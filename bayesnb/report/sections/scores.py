@@ -14,7 +14,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.base import clone
 
 from bayesnb.comparison import all_estimates, compare
 from bayesnb.loo import short_warning
@@ -149,6 +148,36 @@ class EstimateResult:
     reliability: dict[str, pd.DataFrame]
     notes: list[str]
     reading: str = ""
+    priors: str = ""
+
+
+_PRIOR_NAMES = {"alpha": "α", "class_alpha": "class-prior α"}
+
+
+def prior_text(estimator, fitted_mean) -> str:
+    """Which prior the rows of the estimates table use: the MAP's fixed one, and the
+    configured one of the posterior mean and full Bayes, a learned value quoted as fitted
+    (``fitted_mean``, the posterior-mean fit)."""
+    params = estimator.get_params(deep=False)
+    map_params = map_prior(estimator)
+    mode = ", ".join(f"{_PRIOR_NAMES[k]} = {fmt(v)}" for k, v in map_params.items())
+    shown = []
+    for name, symbol in _PRIOR_NAMES.items():
+        if name not in params:
+            continue
+        value = params[name]
+        if isinstance(value, str):  # learned ("evidence", "loo"): the fitted value
+            learned = np.asarray(getattr(fitted_mean, f"{name}_", np.nan), dtype=float)
+            number = fmt(float(learned)) if learned.size == 1 else f"{fmt(learned.mean())} mean"
+            shown.append(f'{symbol} = {number} (alpha="{value}", learned on the training set)')
+        else:
+            shown.append(f"{symbol} = {fmt(float(value))}")
+    rest = ", ".join(shown) if "alpha" in params else ", ".join(["the model's prior", *shown])
+    return (
+        f"MLE: no prior. MAP: {mode}"
+        + (" (its mode is add-one smoothing)" if "alpha" in map_params else "")
+        + f". Posterior mean and full Bayes: {rest}."
+    )
 
 
 def estimates(study: Study, *, loo_draws: int = 500) -> EstimateResult:
@@ -165,17 +194,20 @@ def estimates(study: Study, *, loo_draws: int = 500) -> EstimateResult:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         warnings.filterwarnings("ignore", category=RuntimeWarning)
-        ds = compare(ests, Xtr, ytr, Xte, yte, loo=True, loo_draws=loo_draws)
+        ds, fitted = compare(
+            ests, Xtr, ytr, Xte, yte, loo=True, loo_draws=loo_draws, return_estimator=True
+        )
     notes = sorted(
         {short_warning(str(w.message)) for w in caught if issubclass(w.category, UserWarning)}
     )
     table = ds.to_dataframe()
     proba, rel = {}, {}
-    for name, est in ests.items():
-        fitted = clone(est).fit(Xtr, ytr)
-        proba[name] = fitted.predict_proba(Xte)
-        rel[name] = reliability(yte, proba[name], fitted.classes_)
-        classes = fitted.classes_
+    for name, model in fitted.items():
+        if model is None:  # failed in compare: its row is NaN, its reason in "error"
+            continue
+        proba[name] = model.predict_proba(Xte)
+        rel[name] = reliability(yte, proba[name], model.classes_)
+        classes = model.classes_
     n_test = len(yte)
     table["lpd_per_doc"] = table["lpd"] / n_test
     table["elpd_loo_per_doc"] = table["elpd_loo"] / len(ytr)
@@ -186,6 +218,8 @@ def estimates(study: Study, *, loo_draws: int = 500) -> EstimateResult:
     table["p0_docs"] = pd.Series(zero)
     result = EstimateResult(study, table, proba, classes, yte, len(ytr), rel, notes)
     result.reading = _estimates_reading(result)
+    if "mean" in fitted:
+        result.priors = prior_text(study.estimator, fitted["mean"])
     return result
 
 
