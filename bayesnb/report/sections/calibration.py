@@ -104,11 +104,16 @@ def _reading(r: TemperatureResult) -> str:
         if one.empty or learned.empty:
             continue
         a, b = one.iloc[0], learned.iloc[0]
-        verb = "lowers" if b["log_loss"] < a["log_loss"] else "raises"
+        if fmt(a["log_loss"]) == fmt(b["log_loss"]):
+            change = f"leaves the held-out log loss at {fmt(a['log_loss'])}"
+        else:
+            verb = "lowers" if b["log_loss"] < a["log_loss"] else "raises"
+            change = (
+                f"{verb} the held-out log loss from {fmt(a['log_loss'])} to {fmt(b['log_loss'])}"
+            )
         parts.append(
             f"The {ESTIMATE_LABELS[name]} at the learned temperature τ = {fmt(b['temperature'])} "
-            f"{verb} the held-out log loss from {fmt(a['log_loss'])} to {fmt(b['log_loss'])} "
-            f"nats per {doc} (ECE {fmt(a['ece'], 2)} → {fmt(b['ece'], 2)}; accuracy "
+            f"{change} nats per {doc} (ECE {fmt(a['ece'], 2)} → {fmt(b['ece'], 2)}; accuracy "
             f"{fmt(a['accuracy'])}, unchanged: predict ignores τ)."
         )
     calibrated = t[t["estimate"] == ""]
