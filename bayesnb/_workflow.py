@@ -122,10 +122,32 @@ class BayesianWorkflow:
     ):
         """Sample the PyMC declaration with NUTS; returns the bayesnb DataTree layout.
 
-        Takes every keyword of :func:`bayesnb.inference.fit_pymc`, among them
-        ``alpha_prior`` (naive Bayes): learn α with ``α ~ Gamma(alpha, beta)`` (shape, rate;
-        ``alpha_prior={}`` is Gamma(2, 1)), one α per class with ``per_class=True``; the
-        posterior gains ``alpha``, and new hyperprior values re-use the compiled model.
+        The same priors as the closed form, so the exact posterior (:meth:`sample_posterior`)
+        is the yardstick. :func:`bayesnb.inference.fit_pymc` documents every option.
+
+        Parameters
+        ----------
+        X, y
+            The training documents and labels (the estimator is fitted on them if unfitted).
+        draws, tune, chains : int
+            Draws kept per chain, tuning steps per chain, chains.
+        random_seed : int, numpy Generator or None
+            The same seed gives the same draws on one machine.
+        **sample_kwargs
+            ``likelihood="sufficient"`` (default; its cost does not grow with the documents)
+            or ``"data"`` (one term per document); ``log_likelihood=True`` (per-document label
+            log-likelihoods for ``az.loo``, with either likelihood); ``alpha_prior`` (naive
+            Bayes: learn α with ``α ~ Gamma(alpha, beta)``, shape and rate, ``{}`` is
+            Gamma(2, 1); ``per_class=True`` gives one α per class; new hyperprior values
+            re-use the compiled model); ``auxiliary=True`` (also report the sampler's
+            log-Gamma variates); ``sample_weight``, ``nuts_sampler``, ``cores``,
+            ``progressbar``; any other keyword goes to the sampler.
+
+        Returns
+        -------
+        xarray.DataTree
+            ``posterior`` (``feature_prob``, ``class_prior``, ``mean``, ``cov``, ... as the
+            exact draws name them), ``sample_stats``, ``observed_data``, ``constant_data``.
         """
         from bayesnb.inference import fit_pymc
 
