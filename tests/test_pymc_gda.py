@@ -50,16 +50,22 @@ def _data(seed: int = 0, n: int = N_DOCS, d: int = N_FEATURES):
     return X, CLASSES[y]
 
 
-@pytest.fixture(scope="session")
-def gda_fits():
-    """One sufficient-statistic NUTS fit per covariance model (log_likelihood on for LOO)."""
-    X, y = _data()
-    out = {}
-    for covariance in COVARIANCES:
+class _Fits(dict):
+    """One sufficient-statistic NUTS fit per covariance model (log_likelihood on for LOO),
+    made on first use: a pytest-xdist worker compiles and samples only the models its tests
+    ask for, so the three are shared out between the workers."""
+
+    def __missing__(self, covariance: str):
+        X, y = _data()
         est = GDA(covariance=covariance).fit(X, y)
         dt, warned = fit_recording_warnings(est, X, y, log_likelihood=True, random_seed=9)
-        out[covariance] = (est, X, y, dt, warned)
-    return out
+        self[covariance] = (est, X, y, dt, warned)
+        return self[covariance]
+
+
+@pytest.fixture(scope="session")
+def gda_fits():
+    return _Fits()
 
 
 def _closed_form(est) -> dict[str, np.ndarray]:
