@@ -26,19 +26,22 @@ CV_HELP = (
 )
 
 
-def parse_alpha(text: str | None):
-    """The value of ``--alpha``: None (not given), ``"evidence"`` or a positive float."""
-    if text is None:
-        return None
-    if text == "evidence":
-        return "evidence"
+def _positive_or(text: str | None, option: str, word: str):
+    """The value of ``option``: None (not given), ``word`` or a finite positive float."""
+    if text is None or text == word:
+        return text
     try:
         value = float(text)
     except ValueError:
-        raise DataError(f"--alpha must be a positive number or 'evidence', got {text!r}") from None
+        value = np.nan
     if not (np.isfinite(value) and value > 0):
-        raise DataError(f"--alpha must be a positive number or 'evidence', got {text!r}")
+        raise DataError(f"{option} must be a positive number or {word!r}, got {text!r}")
     return value
+
+
+def parse_alpha(text: str | None):
+    """The value of ``--alpha``: None (not given), ``"evidence"`` or a positive float."""
+    return _positive_or(text, "--alpha", "evidence")
 
 
 TEMPERATURE_HELP = (
@@ -50,17 +53,7 @@ TEMPERATURE_HELP = (
 
 def parse_temperature(text: str | None):
     """The value of ``--temperature``: None (not given), ``"loo"`` or a positive float."""
-    if text is None:
-        return None
-    if text == "loo":
-        return "loo"
-    try:
-        value = float(text)
-    except ValueError:
-        value = np.nan
-    if not (np.isfinite(value) and value > 0):
-        raise DataError(f"--temperature must be a positive number or 'loo', got {text!r}")
-    return value
+    return _positive_or(text, "--temperature", "loo")
 
 
 def parse_cv(text: str | None):

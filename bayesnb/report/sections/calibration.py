@@ -60,7 +60,7 @@ def temperature(study: Study) -> TemperatureResult:
             fits[label] = (clone(est).set_params(temperature=tau), name)
     for method in _CALIBRATED:
         fits[f"CalibratedClassifierCV {method}"] = (_calibrated(study, method), None)
-    rows, proba, failed = {}, {}, {}
+    rows, proba, failed, classes = {}, {}, {}, None
     for label, (est, name) in fits.items():
         try:
             with warnings.catch_warnings():
