@@ -147,18 +147,19 @@ def _model_pieces(model, prefix: str, drop: frozenset) -> tuple[list, dict, dict
 def _build_columnwise(spec: ModelSpec):
     """One pm.Model: the class prior, then every block's declaration without its class part."""
     import pymc as pm
-    from pymc.model.fgraph import model_from_fgraph
-    from pytensor.graph.fg import FunctionGraph
+    from pymc.model.fgraph import fgraph_from_model, model_from_fgraph
 
+    pieces = [
+        _model_pieces(bs.model(), name, _BLOCK_CLASS_VARS) for name, _, bs in spec.extra["blocks"]
+    ]
     with pm.Model(coords=spec.coords) as root:
+        # Dims a block's model has beyond the spec's coords keep that block's lengths.
+        for _, coords, lengths in pieces:
+            extra = {k: v for k, v in coords.items() if k not in root.coords}
+            root.add_coords(extra, lengths={k: lengths[k] for k in extra})
         declare_class_prior(spec)
-    outputs, coords, lengths = _model_pieces(root, "", frozenset())
-    for name, _, bs in spec.extra["blocks"]:
-        more, more_coords, more_lengths = _model_pieces(bs.model(), name, _BLOCK_CLASS_VARS)
-        outputs += more
-        coords |= more_coords
-        lengths |= {k: v for k, v in more_lengths.items() if k not in lengths}
-    fg = FunctionGraph(outputs=outputs, clone=False)
-    fg._coords = coords
-    fg._dim_lengths = lengths
+    fg, _ = fgraph_from_model(root)  # carries every dim the blocks' variables name
+    for outputs, _, _ in pieces:
+        for out in outputs:
+            fg.add_output(out, import_missing=True)
     return model_from_fgraph(fg, mutate_fgraph=True)
