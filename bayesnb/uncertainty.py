@@ -159,7 +159,7 @@ def predict_proba_draws(
             if batch is not None:
                 class_rng, table_rng = streams[chain].spawn(2)
                 part = {"class_prior": class_prior_draws(est, class_rng, (m,))}
-                part |= fam.batch_draws(est, batch, table_rng, (m,))
+                part |= batch.draws(table_rng, (m,))
             elif values is None:
                 part = posterior_draws(est, draws=m, chains=1, random_seed=streams[chain])
                 part = {name: v[0] for name, v in part.items()}
@@ -170,7 +170,7 @@ def predict_proba_draws(
             if batch is None:
                 jll = fam.loo_draws_jll(est, Xc, M, part)
             else:
-                jll = fam.batch_draws_jll(est, batch, part)
+                jll = batch.jll(part)
             joint = jll + log_pi[None]
             out[chain, start : start + m] = np.moveaxis(_class_proba(joint, log_pi), 0, 1)
     attrs = layout_attrs(est, estimate="posterior", inference=inference)

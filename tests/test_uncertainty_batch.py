@@ -205,7 +205,7 @@ def test_batch_scores_equal_the_full_scores_of_the_same_draw(model, sparse):
         by_cat = full
         rest = full.sum(axis=-1) - full[..., batch.chosen].sum(axis=-1)
     table = np.concatenate([by_cat[..., batch.chosen], rest[..., None]], axis=-1)
-    got = fam.batch_draws_jll(est, batch, {name: table})
+    got = batch.jll({name: table})
     expected = fam.loo_draws_jll(est, Xc, M, {name: full})
     np.testing.assert_allclose(got, expected, rtol=1e-10)
     assert batch.X.shape[1] == batch.chosen.size + 1 < Xte.shape[1]

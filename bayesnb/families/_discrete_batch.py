@@ -35,20 +35,33 @@ class DrawBatch(NamedTuple):
         the kind ``M`` was.
     cells_per_draw : int
         Float64 cells one draw occupies while the documents are scored.
+    family, est : object
+        The family (whose ``_batch_draws`` draws the cells) and the fitted estimator.
     """
 
     chosen: np.ndarray
     X: object
     M: object
     cells_per_draw: int
+    family: object
+    est: object
+
+    def draws(self, rng, shape: tuple[int, ...]) -> dict[str, np.ndarray]:
+        """Exact draws (*shape, ...) of the parameters the batch's likelihood reads."""
+        return self.family._batch_draws(self.est, self, rng, shape)
+
+    def jll(self, values: dict) -> np.ndarray:
+        """log p(x_i | c, θ_s) of the batch under :meth:`draws`: (n_docs, draws, K)."""
+        # On categories: MultinomialNB's UNK is one column of the batch already.
+        return self.family._draws_table_jll(self.est, self.X, self.M, values, categories=True)
 
 
 class _AggregatedBatch:
-    """``batch_view`` and ``batch_draws_jll`` of a family whose draws aggregate (a mixin).
+    """``batch_view`` of a family whose draws aggregate (a mixin).
 
     The family supplies ``_batch_categories(est)`` (the category of every column, and the
     category whose missing cells remove no mass, or None) and
-    ``batch_draws(est, batch, rng, shape)``.
+    ``_batch_draws(est, batch, rng, shape)``.
     """
 
     def _batch_categories(self, est) -> tuple[np.ndarray, int | None]:
@@ -81,9 +94,5 @@ class _AggregatedBatch:
             else:
                 Mb = np.asarray(Mb) > 0
         k = len(est.classes_)
-        return DrawBatch(chosen, Xb, Mb, 2 * k * (chosen.size + 1) + 2 * k * Xc.shape[0])
-
-    def batch_draws_jll(self, est, batch: DrawBatch, values: dict) -> np.ndarray:
-        """log p(x_i | c, θ_s) of the batch under draws of :meth:`batch_draws`: (n_docs, m, K)."""
-        # On categories: MultinomialNB's UNK is one column of the batch already.
-        return self._draws_table_jll(est, batch.X, batch.M, values, categories=True)
+        cells = 2 * k * (chosen.size + 1) + 2 * k * Xc.shape[0]
+        return DrawBatch(chosen, Xb, Mb, cells, self, est)

@@ -178,14 +178,6 @@ class Family:
         """None (draw every parameter), or the ``DrawBatch`` of ``loo_view``'s documents."""
         return None
 
-    def batch_draws(self, est, batch, rng, shape: tuple[int, ...]) -> dict[str, np.ndarray]:
-        """Exact draws (*shape, ...) of the parameters the likelihood of ``batch`` reads."""
-        raise self.unsupported("draws of a batch's columns")
-
-    def batch_draws_jll(self, est, batch, values: dict) -> np.ndarray:
-        """log p(x_i | c, θ_s) of ``batch`` under :meth:`batch_draws`: (n_docs, draws, K)."""
-        raise self.unsupported("draws of a batch's columns")
-
     #: Why most_informative_features cannot rank this family's features (None: no reason).
     informative_refusal: ClassVar[str | None] = None
 

@@ -63,7 +63,7 @@ class MultinomialSampling(_AggregatedBatch, _DiscreteSampling):
         unk = UnkColumns(est)
         return unk.category, None if unk.pooled is None else unk.n_categories - 1
 
-    def batch_draws(self, est, batch: DrawBatch, rng, shape) -> dict[str, np.ndarray]:
+    def _batch_draws(self, est, batch: DrawBatch, rng, shape) -> dict[str, np.ndarray]:
         """θ of the batch's categories and the rest's mass (exactly their joint posterior)."""
         return {"feature_prob": self._aggregated_draws(est, rng, shape, batch.chosen)}
 

@@ -42,7 +42,7 @@ class PoissonSampling(_AggregatedBatch, _DiscreteSampling):
         g /= rate
         return g
 
-    def batch_draws(self, est, batch: DrawBatch, rng, shape) -> dict[str, np.ndarray]:
+    def _batch_draws(self, est, batch: DrawBatch, rng, shape) -> dict[str, np.ndarray]:
         """λ of the batch's columns, then the total rate of every other column per class.
 
         A sum of independent Gamma(a_j, b) is Gamma(Σ a_j, b): the other columns are summed
