@@ -171,24 +171,20 @@ def plot_shrinkage(result: S.ParameterResult) -> bytes:
         x = s["count"].to_numpy()
         jitter = np.random.default_rng(0).uniform(-0.15, 0.15, x.size)
         xs = np.where(x == 0, 0, x) + np.where(x < 10, jitter, 0)
-        ax.scatter(
-            xs,
-            s["laplace"],
-            s=4,
-            alpha=0.35,
-            color=COLORS["laplace"],
-            rasterized=True,
-            label=f"posterior mean, α = {alpha:g}",
-        )
-        ax.scatter(
-            xs,
-            s["evidence"],
-            s=4,
-            alpha=0.35,
-            color=COLORS["evidence"],
-            rasterized=True,
-            label=f"posterior mean, evidence α = {result.alpha_evidence:.3g}",
-        )
+        labels = {
+            "laplace": f"α = {alpha:g}",
+            "evidence": f"evidence α = {result.alpha_evidence:.3g}",
+        }
+        for key, label in labels.items():
+            ax.scatter(
+                xs,
+                s[key],
+                s=4,
+                alpha=0.35,
+                color=COLORS[key],
+                rasterized=True,
+                label=f"posterior mean, {label}",
+            )
         top = max(float(x.max()), 1.0)
         grid = np.geomspace(1.0, top, 50)
         ax.plot(grid, grid, color="black", lw=1.2, label="MLE (the count itself)")
@@ -200,24 +196,16 @@ def plot_shrinkage(result: S.ParameterResult) -> bytes:
         ax.set_title("Shrinkage: estimates as counts")
         ax.legend(frameon=False, loc="upper left", markerscale=3)
         ok = s["mle"] > 0
-        ax2.scatter(
-            s.loc[ok, "count"],
-            s.loc[ok, "laplace"] / s.loc[ok, "mle"],
-            s=4,
-            alpha=0.35,
-            color=COLORS["laplace"],
-            rasterized=True,
-            label=f"α = {alpha:g}",
-        )
-        ax2.scatter(
-            s.loc[ok, "count"],
-            s.loc[ok, "evidence"] / s.loc[ok, "mle"],
-            s=4,
-            alpha=0.35,
-            color=COLORS["evidence"],
-            rasterized=True,
-            label=f"evidence α = {result.alpha_evidence:.3g}",
-        )
+        for key, label in labels.items():
+            ax2.scatter(
+                s.loc[ok, "count"],
+                s.loc[ok, key] / s.loc[ok, "mle"],
+                s=4,
+                alpha=0.35,
+                color=COLORS[key],
+                rasterized=True,
+                label=label,
+            )
         ax2.axhline(1, color="black", lw=1.2)
         ax2.set_xscale("log")
         ax2.set_yscale("log")
@@ -323,25 +311,16 @@ def plot_ppc(result: S.PPCResult) -> bytes:
     feature, doc = S.words(result.study.data)
     with _style():
         fig, axes = _subplots(1, 3, figsize=(12, 3.8))
+        series = (
+            ("real", result.real_length, result.real_distinct, result.rank_real),
+            ("generated", result.gen_length, result.gen_distinct, result.rank_gen),
+        )
         ax = axes[0]
         hi = np.percentile(np.concatenate([result.real_length, result.gen_length]), 99.5)
         bins = np.linspace(0, max(hi, 1), 40)
-        ax.hist(
-            result.real_length,
-            bins=bins,
-            histtype="step",
-            lw=2,
-            color=COLORS["real"],
-            label="real (training)",
-        )
-        ax.hist(
-            result.gen_length,
-            bins=bins,
-            histtype="step",
-            lw=2,
-            color=COLORS["generated"],
-            label="generated",
-        )
+        for name, L, _, _ in series:
+            label = "real (training)" if name == "real" else name
+            ax.hist(L, bins=bins, histtype="step", lw=2, color=COLORS[name], label=label)
         ax.set_xlabel(
             f"{doc} length" if result.study.report.tokens else f"present {feature}s per {doc}"
         )
@@ -350,60 +329,38 @@ def plot_ppc(result: S.PPCResult) -> bytes:
         ax.legend(frameon=False)
         ax = axes[1]
         if result.study.report.tokens:
-            for name, L, D in (
-                ("real", result.real_length, result.real_distinct),
-                ("generated", result.gen_length, result.gen_distinct),
-            ):
+            for name, L, D, _ in series:
                 ok = L > 0
                 edges = np.unique(np.percentile(L[ok], np.linspace(0, 100, 16)))
                 idx = np.clip(np.digitize(L[ok], edges[1:-1]), 0, len(edges) - 2)
-                mids = [L[ok][idx == b].mean() for b in range(len(edges) - 1) if (idx == b).any()]
-                ratio = [
-                    (D[ok][idx == b] / L[ok][idx == b]).mean()
-                    for b in range(len(edges) - 1)
-                    if (idx == b).any()
-                ]
+                full = [idx == b for b in range(len(edges) - 1) if (idx == b).any()]
+                mids = [L[ok][sel].mean() for sel in full]
+                ratio = [(D[ok][sel] / L[ok][sel]).mean() for sel in full]
                 ax.plot(mids, ratio, "o-", ms=4, color=COLORS[name], label=name)
             ax.set_xlabel(f"{doc} length (binned)")
             ax.set_ylabel(f"distinct {feature}s / length")
             ax.set_title(f"Distinct {feature}s per token")
-            ax.legend(frameon=False)
         else:
-            ax.hist(
-                result.real_distinct - result.real_distinct.mean(),
-                bins=30,
-                histtype="step",
-                lw=2,
-                color=COLORS["real"],
-                label="real",
-                density=True,
-            )
-            ax.hist(
-                result.gen_distinct - result.gen_distinct.mean(),
-                bins=30,
-                histtype="step",
-                lw=2,
-                color=COLORS["generated"],
-                label="generated",
-                density=True,
-            )
+            for name, _, D, _ in series:
+                ax.hist(
+                    D - D.mean(),
+                    bins=30,
+                    histtype="step",
+                    lw=2,
+                    color=COLORS[name],
+                    label=name,
+                    density=True,
+                )
             ax.set_xlabel("deviation from the mean count")
             ax.set_ylabel("density")
             ax.set_title(f"Spread of present {feature}s")
-            ax.legend(frameon=False)
+        ax.legend(frameon=False)
         ax = axes[2]
-        styles = ["-", "--", ":"]
         for i, c in enumerate(result.rank_real):
-            rr, gg = result.rank_real[c], result.rank_gen[c]
-            ls = styles[i % 3]
-            ax.plot(np.arange(1, rr.size + 1), rr, ls, color=COLORS["real"], label=f"{c}, real")
-            ax.plot(
-                np.arange(1, gg.size + 1),
-                gg,
-                ls,
-                color=COLORS["generated"],
-                label=f"{c}, generated",
-            )
+            for name, _, _, ranks in series:
+                r = ranks[c]
+                ls = ("-", "--", ":")[i % 3]
+                ax.plot(np.arange(1, r.size + 1), r, ls, color=COLORS[name], label=f"{c}, {name}")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel(f"{feature} rank within class")
