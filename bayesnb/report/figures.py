@@ -11,7 +11,7 @@ import numpy as np
 
 import bayesnb.report.sections as S
 from bayesnb.report.figures_crossval import plot_alpha_choice, plot_loo_check, plot_uncertainty
-from bayesnb.report.plotting import COLORS, DPI, _style, _subplots, to_png
+from bayesnb.report.plotting import COLORS, DPI, style, subplots, to_png
 
 __all__ = [
     "DPI",
@@ -35,8 +35,8 @@ __all__ = [
 def plot_data_summary(result: S.DataSummary) -> bytes:
     """Class sizes and document lengths of every data set."""
     names = list(result.class_sizes)
-    with _style():
-        fig, axes = _subplots(2, len(names), figsize=(3.2 * len(names), 5.2), squeeze=False)
+    with style():
+        fig, axes = subplots(2, len(names), figsize=(3.2 * len(names), 5.2), squeeze=False)
         for i, name in enumerate(names):
             sizes = result.class_sizes[name]
             ax = axes[0, i]
@@ -88,8 +88,8 @@ def plot_reliability(result: S.EstimateResult) -> bytes:
     names = list(result.reliability)
     top = max(float(_nines(result.reliability[n]["confidence"]).max()) for n in names)
     top = max(2.0, np.ceil(top + 0.3))
-    with _style():
-        fig, axes = _subplots(1, len(names), figsize=(2.9 * len(names), 3.5), sharey=True)
+    with style():
+        fig, axes = subplots(1, len(names), figsize=(2.9 * len(names), 3.5), sharey=True)
         axes = np.atleast_1d(axes)
         grid = np.linspace(0.0, top, 200)
         for ax, name in zip(axes, names, strict=True):
@@ -166,8 +166,8 @@ def plot_shrinkage(result: S.ParameterResult) -> bytes:
     """Estimates expressed as counts against the training count of every (class, feature)."""
     s = result.shrinkage
     alpha = result.alpha
-    with _style():
-        fig, (ax, ax2) = _subplots(1, 2, figsize=(11, 4.2))
+    with style():
+        fig, (ax, ax2) = subplots(1, 2, figsize=(11, 4.2))
         x = s["count"].to_numpy()
         jitter = np.random.default_rng(0).uniform(-0.15, 0.15, x.size)
         xs = np.where(x == 0, 0, x) + np.where(x < 10, jitter, 0)
@@ -220,34 +220,17 @@ def plot_shrinkage(result: S.ParameterResult) -> bytes:
 def plot_deleted_estimation(result: S.SmoothingResult) -> bytes:
     """Held-out counts against training counts, and the log evidence over α."""
     d = result.deleted
-    with _style():
-        fig, (ax, ax2) = _subplots(1, 2, figsize=(11, 4.3))
-        x = d["r"].to_numpy()
-        ax.plot(
-            x,
-            d["held_out"],
-            "o-",
-            color=COLORS["held_out"],
-            lw=2,
-            label="held out (other half, rescaled)",
-        )
-        ax.plot(x, d["mle"], "--", color=COLORS["mle"], label="MLE: r")
-        ax.plot(
-            x,
-            d["laplace"],
-            "s-",
-            ms=4,
-            color=COLORS["laplace"],
-            label="add-one: (r + 1)·N/(N + " + ("V)" if result.study.report.tokens else "2)"),
-        )
-        ax.plot(
-            x,
-            d["evidence"],
-            "^-",
-            ms=4,
-            color=COLORS["evidence"],
-            label=f"posterior mean, evidence α ≈ {np.mean(result.alpha_halves):.3g}",
-        )
+    with style():
+        fig, (ax, ax2) = subplots(1, 2, figsize=(11, 4.3))
+        add_one = "add-one: (r + 1)·N/(N + " + ("V)" if result.study.report.tokens else "2)")
+        evidence = f"posterior mean, evidence α ≈ {np.mean(result.alpha_halves):.3g}"
+        for key, marker, kwargs in (
+            ("held_out", "o-", {"lw": 2, "label": "held out (other half, rescaled)"}),
+            ("mle", "--", {"label": "MLE: r"}),
+            ("laplace", "s-", {"ms": 4, "label": add_one}),
+            ("evidence", "^-", {"ms": 4, "label": evidence}),
+        ):
+            ax.plot(d["r"].to_numpy(), d[key], marker, color=COLORS[key], **kwargs)
         ax.set_xscale("symlog", linthresh=1)
         ax.set_yscale("symlog", linthresh=0.01)
         ax.set_xlabel("count r in one half of the training data")
@@ -309,8 +292,8 @@ def plot_rank(result: S.SamplerResult) -> bytes:
 def plot_ppc(result: S.PPCResult) -> bytes:
     """Generated against real documents: lengths, distinct features, frequency–rank."""
     feature, doc = S.words(result.study.data)
-    with _style():
-        fig, axes = _subplots(1, 3, figsize=(12, 3.8))
+    with style():
+        fig, axes = subplots(1, 3, figsize=(12, 3.8))
         series = (
             ("real", result.real_length, result.real_distinct, result.rank_real),
             ("generated", result.gen_length, result.gen_distinct, result.rank_gen),
@@ -375,8 +358,8 @@ def plot_ppc(result: S.PPCResult) -> bytes:
 def plot_event_models(result: S.EventModelResult) -> bytes:
     """Held-out label log density per document of every event model, ± 2 paired SE."""
     t = result.table.sort_values("lpd_per_doc")
-    with _style():
-        fig, ax = _subplots(figsize=(8, 0.5 + 0.45 * len(t)))
+    with style():
+        fig, ax = subplots(figsize=(8, 0.5 + 0.45 * len(t)))
         y = np.arange(len(t))
         colors = ["#1f77b4" if "evidence" in k else "#7f7f7f" for k in t.index]
         best = t["lpd_per_doc"].max()
@@ -406,8 +389,8 @@ def plot_informative(result: S.InformativeResult) -> bytes:
     ncols = 2 if k > 1 else 1
     nrows = -(-k // ncols)
     n = int(t["rank"].max())
-    with _style():
-        fig, axes = _subplots(
+    with style():
+        fig, axes = subplots(
             nrows, ncols, figsize=(5.2 * ncols, 0.7 + nrows * (0.6 + 0.26 * n)), squeeze=False
         )
         groups = t.groupby(["class", "versus"], sort=False)

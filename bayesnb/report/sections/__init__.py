@@ -20,89 +20,26 @@ folder (``bayesnb/families/<name>/studies.py``).
 
 from __future__ import annotations
 
-from bayesnb.report.sections.calibration import TemperatureResult, temperature
-from bayesnb.report.sections.common import (
-    ESTIMATE_LABELS,
-    GDA_MAP_PRIOR,
-    MAP_PRIOR,
-    fmt,
-    split_xy,
-    words,
+from bayesnb.report.sections import (
+    calibration,
+    common,
+    crossval,
+    mcmc,
+    params,
+    predictive,
+    scores,
 )
-from bayesnb.report.sections.crossval import (
-    AlphaChoiceResult,
-    LOOCheckResult,
-    UncertaintyResult,
-    alpha_choice,
-    loo_check,
-    predictive_uncertainty,
-)
-from bayesnb.report.sections.mcmc import SamplerResult, discriminative_features, sampler
-from bayesnb.report.sections.params import (
-    InformativeResult,
-    ParameterResult,
-    SmoothingResult,
-    deleted_estimation,
-    informative,
-    parameters,
-    smoothing,
-    smoothing_headline,
-)
-from bayesnb.report.sections.predictive import (
-    EventModelResult,
-    PPCResult,
-    event_models,
-    posterior_predictive,
-)
-from bayesnb.report.sections.scores import (
-    DataSummary,
-    EstimateResult,
-    SavedModelResult,
-    best_estimate,
-    data_summary,
-    estimates,
-    overconfidence,
-    reliability,
-    saved_model,
-)
+from bayesnb.report.sections.calibration import *  # noqa: F403
+from bayesnb.report.sections.common import *  # noqa: F403
+from bayesnb.report.sections.crossval import *  # noqa: F403
+from bayesnb.report.sections.mcmc import *  # noqa: F403
+from bayesnb.report.sections.params import *  # noqa: F403
+from bayesnb.report.sections.predictive import *  # noqa: F403
+from bayesnb.report.sections.scores import *  # noqa: F403
 
-__all__ = [
-    "ESTIMATE_LABELS",
-    "GDA_MAP_PRIOR",
-    "MAP_PRIOR",
-    "AlphaChoiceResult",
-    "DataSummary",
-    "EstimateResult",
-    "EventModelResult",
-    "InformativeResult",
-    "LOOCheckResult",
-    "PPCResult",
-    "ParameterResult",
-    "SamplerResult",
-    "SavedModelResult",
-    "SmoothingResult",
-    "TemperatureResult",
-    "UncertaintyResult",
-    "alpha_choice",
-    "best_estimate",
-    "data_summary",
-    "deleted_estimation",
-    "discriminative_features",
-    "estimates",
-    "event_models",
-    "fmt",
-    "informative",
-    "loo_check",
-    "overconfidence",
-    "parameters",
-    "posterior_predictive",
-    "predictive_uncertainty",
-    "reliability",
-    "sampler",
-    "saved_model",
-    "smoothing",
-    "smoothing_headline",
-    "split_xy",
-    "temperature",
-    "words",
-]
+# Every submodule's public names, each listed once, in its own module.
+__all__ = sorted(
+    name
+    for module in (calibration, common, crossval, mcmc, params, predictive, scores)
+    for name in module.__all__
+)

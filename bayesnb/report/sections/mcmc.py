@@ -136,7 +136,7 @@ def sampler(
     for v in var_names:
         post = tree["posterior"][v]
         e_nuts = post.mean(("chain", "draw")).values
-        mcse = _stat_values(az.mcse(tree, var_names=[v]), v)
+        mcse = _stat_array(az.mcse(tree, var_names=[v]), v).values
         e_exact = exact[v].sel(summary="mean").values
         z = np.abs(e_nuts - e_exact) / mcse
         ok = np.isfinite(z)
@@ -167,10 +167,6 @@ def _stat_array(result, name: str) -> xr.DataArray:
         node = result["posterior"] if "posterior" in result.children else result
         return node[name]
     return result[name]
-
-
-def _stat_values(result, name: str) -> np.ndarray:
-    return _stat_array(result, name).values
 
 
 def _worst_params(per_param, k: int) -> xr.DataTree:

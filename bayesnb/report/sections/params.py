@@ -21,9 +21,9 @@ from bayesnb.report.data import Study, fit_named
 from bayesnb.report.extension import report_of
 from bayesnb.report.sections.common import (
     MAP_PRIOR,
-    _pct,
     _times,
     fmt,
+    pct,
     split_xy,
     words,
 )
@@ -128,21 +128,15 @@ def parameters(
     classes = [str(c) for c in mean_est.classes_]
     labels = [f"{classes[c]}: {names[j]}" for c, j in chosen]
     map_est = fit_named(study.configured(estimate="map", **MAP_PRIOR), Xtr, ytr, names)
-    trees = {
-        "MLE": _pair_tree(mean_est.point_estimate("mle", features=feats), pairs, labels, draws),
-        "MAP (α = 2)": _pair_tree(
-            map_est.point_estimate("map", features=feats), pairs, labels, draws
-        ),
-        "posterior mean": _pair_tree(
-            mean_est.point_estimate("mean", features=feats), pairs, labels, draws
-        ),
-        "posterior (exact draws)": _pair_tree(
-            mean_est.sample_posterior(draws=draws, chains=1, random_seed=seed, features=feats),
-            pairs,
-            labels,
-            draws,
+    posteriors = {
+        "MLE": mean_est.point_estimate("mle", features=feats),
+        "MAP (α = 2)": map_est.point_estimate("map", features=feats),
+        "posterior mean": mean_est.point_estimate("mean", features=feats),
+        "posterior (exact draws)": mean_est.sample_posterior(
+            draws=draws, chains=1, random_seed=seed, features=feats
         ),
     }
+    trees = {k: _pair_tree(tree, pairs, labels, draws) for k, tree in posteriors.items()}
     ev = fit_named(study.configured(estimate="mean", alpha="evidence"), Xtr, ytr, names)
     shrink = _shrinkage(mean_est, ev)
     alpha = float(np.mean(mean_est.alpha_))
@@ -209,8 +203,8 @@ def _parameters_reading(r: ParameterResult, est) -> str:
         ratio_ev = float(np.median(big["evidence"] / big["mle"]))
         parts.append(
             f"The price is paid by the frequent {feature}s: for pairs seen 10 times or more the "
-            f"posterior mean at α = {fmt(alpha)} keeps a median {_pct(ratio)} of the MLE "
-            f"({_pct(ratio_ev)} at the evidence α), the probability mass it moved to unseen "
+            f"posterior mean at α = {fmt(alpha)} keeps a median {pct(ratio)} of the MLE "
+            f"({pct(ratio_ev)} at the evidence α), the probability mass it moved to unseen "
             "pairs."
         )
     return " ".join(parts)
@@ -393,8 +387,8 @@ def _smoothing_reading(r: SmoothingResult, full) -> str:
         ev = np.average(common["evidence"] / common["held_out"], weights=w)
         mle = np.average(common["mle"] / common["held_out"], weights=w)
         parts.append(
-            f"For pairs seen 10 times or more, add-one predicts {_pct(lap)} of the held-out count "
-            f"(MLE {_pct(mle)}, evidence α {_pct(ev)}): what add-one gives the unseen it takes "
+            f"For pairs seen 10 times or more, add-one predicts {pct(lap)} of the held-out count "
+            f"(MLE {pct(mle)}, evidence α {pct(ev)}): what add-one gives the unseen it takes "
             "from the common."
         )
     i1 = int(np.argmin(np.abs(np.log(r.alphas) - 0.0)))
@@ -507,7 +501,7 @@ def _informative_reading(r: InformativeResult) -> str:
     width = t[ub] - t[lb]
     if 0 < unseen < 1:
         parts.append(
-            f"{_pct(unseen)} of the {feature}s shown never occur in the rival class in "
+            f"{pct(unseen)} of the {feature}s shown never occur in the rival class in "
             "training: their ratio only the prior bounds, so their intervals are the widest "
             f"(median width {float(width[t['count_versus'] == 0].median()):.2f} nats, against "
             f"{float(width[t['count_versus'] > 0].median()):.2f} for {feature}s seen in both) "

@@ -15,7 +15,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from bayesnb.report.data import Dataset, Study, row_lengths, row_nnz
-from bayesnb.report.sections.common import _a, _pct, _true_log_proba, fmt, split_xy, words
+from bayesnb.report.sections.common import _a, fmt, pct, split_xy, true_log_proba, words
 
 __all__ = ["EventModelResult", "PPCResult", "event_models", "posterior_predictive"]
 
@@ -88,9 +88,9 @@ def _ppc_reading(r: PPCResult) -> str:
         ratio_r = float(np.sum(r.real_distinct) / np.sum(r.real_length))
         ratio_g = float(np.sum(r.gen_distinct) / np.sum(r.gen_length))
         parts.append(
-            f"Real {doc}s use {_pct(ratio_r)} distinct {feature}s per token, generated ones "
-            f"{_pct(ratio_g)}; a {feature} present in a real {doc} occurs again in it "
-            f"{_pct(r.repeat_real)} of the time, in a generated one {_pct(r.repeat_gen)}."
+            f"Real {doc}s use {pct(ratio_r)} distinct {feature}s per token, generated ones "
+            f"{pct(ratio_g)}; a {feature} present in a real {doc} occurs again in it "
+            f"{pct(r.repeat_real)} of the time, in a generated one {pct(r.repeat_gen)}."
             + (
                 f" Real {feature}s are bursty — once used, a {feature} is likely to recur — "
                 "which the multinomial's independent draws miss."
@@ -144,7 +144,7 @@ def event_models(studies: Sequence[Study]) -> EventModelResult:
         for label, alpha in (("α = 1", None), ("α = evidence", "evidence")):
             params = {"estimate": "bayes"} | ({} if alpha is None else {"alpha": alpha})
             est = study.configured(**params).fit(Xtr, ytr)
-            lp = _true_log_proba(est, Xte, yte)
+            lp = true_log_proba(est, Xte, yte)
             key = f"{study.model}, {label}"
             per_doc[key] = lp
             rows.append(
@@ -177,7 +177,7 @@ def _event_reading(r: EventModelResult, best: str) -> str:
         f"On the same {len(r.data.test)} held-out {doc}s of {r.data.name}, the best label log "
         f"density comes from the {best.replace(', ', ' model with ')}: "
         f"{fmt(t.loc[best, 'lpd_per_doc'])} nats per {doc} "
-        f"(accuracy {_pct(t.loc[best, 'accuracy'])})."
+        f"(accuracy {pct(t.loc[best, 'accuracy'])})."
     ]
     others = t.drop(index=best).sort_values("lpd_per_doc", ascending=False)
     for name, row in others.head(3).iterrows():
