@@ -23,7 +23,6 @@ from bayesnb.cli.models import (
     check_model_data,
     cli_family,
     cli_models,
-    map_params,
     models_help,
     no_alpha_models,
 )
@@ -88,11 +87,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _baseline(spec: str, continuous: bool = False):
     """A scikit-learn classifier (default parameters) from a compare spec, or None."""
     if spec in ("calibrated:sigmoid", "calibrated:isotonic"):
-        from sklearn.calibration import CalibratedClassifierCV
-        from sklearn.naive_bayes import GaussianNB, MultinomialNB
+        from bayesnb.report.sections.calibration import calibrated_nb
 
-        base = GaussianNB() if continuous else MultinomialNB()
-        return CalibratedClassifierCV(base, method=spec.partition(":")[2], cv=5)
+        return calibrated_nb(spec.partition(":")[2], continuous)
     if spec == "complement":
         from sklearn.naive_bayes import ComplementNB
 
@@ -122,6 +119,8 @@ def _baseline(spec: str, continuous: bool = False):
 
 
 def _parse_models(specs: Sequence[str], data, alpha, temperature=None) -> dict:
+    from bayesnb.report.sections.common import map_prior
+
     ests: dict = {}
     for spec in specs:
         baseline = _baseline(spec, continuous=getattr(data, "kind", "") == "continuous")
@@ -144,7 +143,7 @@ def _parse_models(specs: Sequence[str], data, alpha, temperature=None) -> dict:
         if estimate:
             found = {spec: base}
         else:
-            every = all_estimates(base, map_params=map_params(model))
+            every = all_estimates(base, map_params=map_prior(base))
             found = {f"{model}:{name}": e for name, e in every.items()}
         ests.update(found)
         if temperature is not None:  # the same models at the temperature given, beside

@@ -160,13 +160,9 @@ def fit_streamed(args) -> int:
     out = Path(args.out)
     save_model(est, out)
     n_docs = round(float(np.sum(est.class_count_)))
-    alpha = getattr(est, "alpha_", None)
     columns = f"{est.n_features_in_:,} " + ("hashed features" if args.hash_features else "words")
     print(
-        f"fitted {type(est).__name__} (estimate={est.estimate}"
-        + (f", alpha={float(np.mean(alpha)):.4g}" if alpha is not None else "")
-        + _temperature(est)
-        + f") on {n_docs:,} documents × {columns}, {len(est.classes_)} classes in "
+        f"{_fitted(est)} on {n_docs:,} documents × {columns}, {len(est.classes_)} classes in "
         f"{seconds:.2f} s, streamed from disk in chunks of {args.chunk_size:,} documents "
         f"({n_docs / max(seconds, 1e-9):,.0f} documents/s); log evidence {est.log_evidence():.1f}"
     )
@@ -203,12 +199,8 @@ def run(args) -> int:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*does not have valid feature names")
         acc = float(np.mean(est.predict(data.X) == data.y))
-    alpha = getattr(est, "alpha_", None)
     print(
-        f"fitted {type(est).__name__} (estimate={est.estimate}"
-        + (f", alpha={float(np.mean(alpha)):.4g}" if alpha is not None else "")
-        + _temperature(est)
-        + f") on {data.X.shape[0]} documents × {data.X.shape[1]} features, "
+        f"{_fitted(est)} on {data.X.shape[0]} documents × {data.X.shape[1]} features, "
         f"{len(est.classes_)} classes in {time.perf_counter() - t0:.2f} s; "
         f"training accuracy {acc:.4f}; log evidence {est.log_evidence():.1f}"
     )
@@ -244,10 +236,17 @@ def run(args) -> int:
     return 0
 
 
-def _temperature(est) -> str:
-    """``", temperature=τ"`` of the summary line, where τ is not 1."""
+def _fitted(est) -> str:
+    """``fitted MODEL (estimate=..., alpha=..., temperature=...)``: how a summary line starts
+    (a learned or fixed alpha where the model has one, the temperature where it is not 1)."""
+    alpha = getattr(est, "alpha_", None)
     tau = est.temperature_ if "temperature" in est.get_params(deep=False) else 1.0
-    return "" if tau == 1.0 else f", temperature={tau:.4g}"
+    return (
+        f"fitted {type(est).__name__} (estimate={est.estimate}"
+        + (f", alpha={float(np.mean(alpha)):.4g}" if alpha is not None else "")
+        + ("" if tau == 1.0 else f", temperature={tau:.4g}")
+        + ")"
+    )
 
 
 def _estimator(args, data):

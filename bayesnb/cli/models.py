@@ -15,20 +15,15 @@ from bayesnb import families
 from bayesnb.cli.errors import DataError, one_line
 
 __all__ = [
-    "MAP_PRIOR",
     "build_estimator",
     "check_model_data",
     "cli_family",
     "cli_models",
     "fit_named",
-    "map_params",
     "models_help",
     "save_model",
 ]
 
-# "map" needs concentrations above 1 for an interior mode; alpha = 2 is add-one smoothing
-# (PoissonNB: a Gamma shape 2, whose mode adds one pseudo-count).
-MAP_PRIOR = {"alpha": 2.0, "class_alpha": 2.0}
 # How an error names what a family models and what a data set holds.
 _NEEDS = {"counts": "counts", "text": "text", "continuous": "continuous features"}
 _HOLDS = {"continuous": "continuous measurements"}
@@ -58,11 +53,6 @@ def no_alpha_models() -> str:
 def cli_family(model: str) -> families.Family:
     """The family of MODEL (a name of :func:`cli_models`)."""
     return families.get(model)
-
-
-def map_params(model: str) -> dict:
-    """Parameters of the ``"map"`` entry when a model is compared under every estimate."""
-    return {"class_alpha": 2.0} if cli_family(model).cli_no_alpha is not None else MAP_PRIOR
 
 
 def build_estimator(model: str, data, estimate: str | None = "mean", alpha=None, temperature=None):

@@ -113,11 +113,7 @@ def _text_chunks(est, spec: str, chunk_size: int):
             docs, _ = datasets.load_fortunes(cats, return_X_y=True)
         except (OSError, ValueError) as exc:
             raise DataError(f"--data {spec!r}: {one_line(exc)}") from None
-        total = len(docs)
-        texts = (
-            ([str(i) for i in range(s, min(s + chunk_size, total))], docs[s : s + chunk_size])
-            for s in range(0, total, chunk_size)
-        )
+        total, texts = len(docs), _numbered(docs, chunk_size)
 
     def chunks() -> Iterator[tuple[list[str], object]]:
         for names, batch in texts:
@@ -146,11 +142,14 @@ def _table_chunks(est, spec: str, chunk_size: int):
             f"--data {spec!r} has {data.X.shape[1]} columns ({', '.join(have[:3])}, ...), not "
             f"the {est.n_features_in_} columns the {type(est).__name__} was fitted on"
         )
-    n = data.X.shape[0]
-    return (
-        (list(map(str, range(s, min(s + chunk_size, n)))), data.X[s : s + chunk_size])
-        for s in range(0, n, chunk_size)
-    ), n
+    return _numbered(data.X, chunk_size), data.X.shape[0]
+
+
+def _numbered(rows, chunk_size: int):
+    """``(names, rows)`` chunks of ``rows`` (a list or a matrix), named by their row numbers."""
+    n = rows.shape[0] if hasattr(rows, "shape") else len(rows)
+    for s in range(0, n, chunk_size):
+        yield [str(i) for i in range(s, min(s + chunk_size, n))], rows[s : s + chunk_size]
 
 
 def run(args) -> int:
