@@ -175,16 +175,9 @@ def plot_shrinkage(result: S.ParameterResult) -> bytes:
             "laplace": f"α = {alpha:g}",
             "evidence": f"evidence α = {result.alpha_evidence:.3g}",
         }
+        dots = {"s": 4, "alpha": 0.35, "rasterized": True}
         for key, label in labels.items():
-            ax.scatter(
-                xs,
-                s[key],
-                s=4,
-                alpha=0.35,
-                color=COLORS[key],
-                rasterized=True,
-                label=f"posterior mean, {label}",
-            )
+            ax.scatter(xs, s[key], color=COLORS[key], label=f"posterior mean, {label}", **dots)
         top = max(float(x.max()), 1.0)
         grid = np.geomspace(1.0, top, 50)
         ax.plot(grid, grid, color="black", lw=1.2, label="MLE (the count itself)")
@@ -197,15 +190,8 @@ def plot_shrinkage(result: S.ParameterResult) -> bytes:
         ax.legend(frameon=False, loc="upper left", markerscale=3)
         ok = s["mle"] > 0
         for key, label in labels.items():
-            ax2.scatter(
-                s.loc[ok, "count"],
-                s.loc[ok, key] / s.loc[ok, "mle"],
-                s=4,
-                alpha=0.35,
-                color=COLORS[key],
-                rasterized=True,
-                label=label,
-            )
+            ratio = s.loc[ok, key] / s.loc[ok, "mle"]
+            ax2.scatter(s.loc[ok, "count"], ratio, color=COLORS[key], label=label, **dots)
         ax2.axhline(1, color="black", lw=1.2)
         ax2.set_xscale("log")
         ax2.set_yscale("log")
@@ -301,9 +287,10 @@ def plot_ppc(result: S.PPCResult) -> bytes:
         ax = axes[0]
         hi = np.percentile(np.concatenate([result.real_length, result.gen_length]), 99.5)
         bins = np.linspace(0, max(hi, 1), 40)
+        step = {"histtype": "step", "lw": 2}
         for name, L, _, _ in series:
             label = "real (training)" if name == "real" else name
-            ax.hist(L, bins=bins, histtype="step", lw=2, color=COLORS[name], label=label)
+            ax.hist(L, bins=bins, color=COLORS[name], label=label, **step)
         ax.set_xlabel(
             f"{doc} length" if result.study.report.tokens else f"present {feature}s per {doc}"
         )
@@ -325,15 +312,7 @@ def plot_ppc(result: S.PPCResult) -> bytes:
             ax.set_title(f"Distinct {feature}s per token")
         else:
             for name, _, D, _ in series:
-                ax.hist(
-                    D - D.mean(),
-                    bins=30,
-                    histtype="step",
-                    lw=2,
-                    color=COLORS[name],
-                    label=name,
-                    density=True,
-                )
+                ax.hist(D - D.mean(), bins=30, color=COLORS[name], label=name, density=True, **step)
             ax.set_xlabel("deviation from the mean count")
             ax.set_ylabel("density")
             ax.set_title(f"Spread of present {feature}s")

@@ -35,12 +35,11 @@ def plot_loo_check(result: LOOCheckResult) -> bytes:
             (flag, _FLAGGED, f"flagged: k > {result.good_k:.2f}"),
         ):
             ax.scatter(exact[sel], psis[sel], s=9, alpha=0.55, color=color, lw=0, label=label)
+            bx.scatter(result.pareto_k[sel], err[sel], s=9, alpha=0.55, color=color, lw=0)
         ax.set_xlabel("exact log p(y | x, D without the document)")
         ax.set_ylabel("PSIS-LOO estimate")
         ax.set_title(f"{result.study.label}: {exact.size} training documents")
         ax.legend(loc="lower right")
-        for sel, color in ((rest, _OTHER), (agree, _AGREE), (flag, _FLAGGED)):
-            bx.scatter(result.pareto_k[sel], err[sel], s=9, alpha=0.55, color=color, lw=0)
         bx.axvline(result.good_k, color="#999999", lw=1, ls="--")
         bx.set_yscale("log")
         bx.set_xlabel("Pareto k")

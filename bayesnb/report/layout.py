@@ -1,8 +1,8 @@
 """Report layout: computed section results -> the page's sections (text, tables, figures).
 
 Each function takes the :class:`~bayesnb.report.builder.ReportBuilder` whose results it lays
-out (``self``: they were its methods) and draws the figures through its ``_draw``, which
-records a broken figure instead of raising. The sections families contribute lay themselves
+out (``self``) and draws the figures through its ``_draw``, which records a broken figure
+instead of raising. The sections families contribute lay themselves
 out (:attr:`bayesnb.report.extension.FamilySection.layout`), after the generic ones.
 """
 
@@ -151,24 +151,22 @@ def page(self) -> list[Section]:
         )
         out.append(Section("events", "Event models compared", intro, blocks))
     out += [fs.layout(r[fs.key], draw) for fs in self.family_sections if fs.key in r]
-    if self.failures:
-        out.append(
-            Section(
-                "failures",
-                "Sections or figures that could not be computed",
-                "These parts of the report are missing; the error of each is below.",
-                [Block("", "", notes=self.failures)],
-            )
-        )
-    if self.warnings:
-        out.append(
-            Section(
-                "warnings",
-                "Warnings raised while building",
-                "Shown so nothing is hidden; the sections above discuss the ones that matter.",
-                [Block("", "", notes=self.warnings[:30])],
-            )
-        )
+    for sid, title, intro, notes in (
+        (
+            "failures",
+            "Sections or figures that could not be computed",
+            "These parts of the report are missing; the error of each is below.",
+            self.failures,
+        ),
+        (
+            "warnings",
+            "Warnings raised while building",
+            "Shown so nothing is hidden; the sections above discuss the ones that matter.",
+            self.warnings[:30],
+        ),
+    ):
+        if notes:
+            out.append(Section(sid, title, intro, [Block("", "", notes=notes)]))
     return out
 
 

@@ -6,16 +6,9 @@ holding the numbers the figures and the text are made from, so a section can be 
 tested or re-plotted without re-running it. Each result has a ``reading``: one paragraph of
 plain language generated from its numbers.
 
-One module per group of sections: :mod:`~bayesnb.report.sections.scores` (data, estimates,
-a saved model), :mod:`~bayesnb.report.sections.params` (parameters, smoothing, informative
-features), :mod:`~bayesnb.report.sections.mcmc` (NUTS against the exact posterior),
-:mod:`~bayesnb.report.sections.predictive` (posterior predictive checks, event models),
-:mod:`~bayesnb.report.sections.crossval` (exact LOO against PSIS-LOO, predictive uncertainty,
-the smoothing α chosen three ways), :mod:`~bayesnb.report.sections.calibration` (the
-likelihood temperature against calibration by refits), and
-the helpers they share in :mod:`~bayesnb.report.sections.common`. The sections a family
-contributes (baselines, Poisson against multinomial, burstiness, GDA) live in that family's
-folder (``bayesnb/families/<name>/studies.py``).
+One module per group of sections (each says which), the helpers they share in
+:mod:`~bayesnb.report.sections.common`; the sections a family contributes live in its folder
+(``bayesnb/families/<name>/studies.py``).
 """
 
 from __future__ import annotations

@@ -400,11 +400,16 @@ def alpha_choice(
         return AlphaChoiceResult(study, skipped=reason, reading=_skip_reading(study, what, reason))
     Xtr, ytr, Xte, yte = split_xy(study)
     fits, seconds = {}, {}
+
+    def timed(name: str, est):
+        t0 = time.perf_counter()
+        est.fit(Xtr, ytr)
+        seconds[name] = time.perf_counter() - t0
+        return est
+
     try:
-        for name, alpha in (("evidence", "evidence"), ("loo", "loo")):
-            t0 = time.perf_counter()
-            fits[name] = study.configured(alpha=alpha).fit(Xtr, ytr)
-            seconds[name] = time.perf_counter() - t0
+        for alpha in ("evidence", "loo"):
+            fits[alpha] = timed(alpha, study.configured(alpha=alpha))
     except Unsupported as exc:
         return AlphaChoiceResult(study, skipped=str(exc), reading=_skip_reading(study, what, exc))
     found = [_alpha_value(f) for f in fits.values()]
@@ -413,13 +418,8 @@ def alpha_choice(
     search = GridSearchCV(
         study.configured(), {"alpha": [float(a) for a in grid]}, cv=cv, scoring="neg_log_loss"
     )
-    t0 = time.perf_counter()
-    search.fit(Xtr, ytr)
-    seconds["grid"] = time.perf_counter() - t0
-    fits["grid"] = search.best_estimator_
-    t0 = time.perf_counter()
-    fits["configured"] = study.configured().fit(Xtr, ytr)
-    seconds["configured"] = time.perf_counter() - t0
+    fits["grid"] = timed("grid", search).best_estimator_
+    fits["configured"] = timed("configured", study.configured())
     res = search.cv_results_
     cv_loss = -np.asarray(res["mean_test_score"])
     cv_se = np.asarray(res["std_test_score"]) / np.sqrt(folds)

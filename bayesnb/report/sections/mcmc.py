@@ -76,7 +76,8 @@ def sampler(
 
     from bayesnb.draws import posterior_summary
 
-    result = SamplerResult(study, ok=False, draws=draws, tune=tune, chains=chains)
+    sizes = {"draws": draws, "tune": tune, "chains": chains}
+    result = SamplerResult(study, ok=False, **sizes)
     tree_given = tree is not None
     t0 = time.perf_counter()
     try:
@@ -89,15 +90,7 @@ def sampler(
                 result.features = feats
                 Xs = Xtr[:, feats]
                 est = fit_named(study.configured(), Xs, ytr, study.data.feature_names[feats])
-                tree = est.fit_pymc(
-                    Xs,
-                    ytr,
-                    draws=draws,
-                    tune=tune,
-                    chains=chains,
-                    random_seed=seed,
-                    progressbar=False,
-                )
+                tree = est.fit_pymc(Xs, ytr, random_seed=seed, progressbar=False, **sizes)
             else:
                 est = fitted
                 post = tree["posterior"]

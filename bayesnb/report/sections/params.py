@@ -269,7 +269,7 @@ def deleted_estimation(
         (counts_a, totals_a, counts_b, totals_b, alpha_a),
         (counts_b, totals_b, counts_a, totals_a, alpha_b),
     ]
-    r_all, obs_all, lap_all, ev_all = [], [], [], []
+    parts = []
     for c1, n1, c2, n2, alpha in directions:
         ok = (n1 > 0) & (n2 > 0)
         n1, n2 = n1[ok][:, None], n2[ok][:, None]
@@ -277,12 +277,8 @@ def deleted_estimation(
         obs = c2[ok] * (n1 / n2)
         lap = (r + laplace) * n1 / (n1 + n_categories * laplace)
         ev = (r + alpha) * n1 / (n1 + n_categories * alpha)
-        r_all.append(r.ravel())
-        obs_all.append(obs.ravel())
-        lap_all.append(np.broadcast_to(lap, r.shape).ravel())
-        ev_all.append(np.broadcast_to(ev, r.shape).ravel())
-    r, obs = np.concatenate(r_all), np.concatenate(obs_all)
-    lap, ev = np.concatenate(lap_all), np.concatenate(ev_all)
+        parts.append([a.ravel() for a in np.broadcast_arrays(r, obs, lap, ev)])
+    r, obs, lap, ev = (np.concatenate(a) for a in zip(*parts, strict=True))
     r_int = np.floor(r + 1e-9).astype(np.int64)
     for lo, hi in _r_bins(int(r_int.max())):
         sel = (r_int >= lo) & (r_int < hi)
@@ -310,11 +306,7 @@ def smoothing(
     half_a, half_b = next(
         StratifiedKFold(2, shuffle=True, random_state=seed).split(np.zeros(len(ytr)), ytr)
     )
-    fits = []
-    for half in (half_a, half_b):
-        est = study.configured(alpha="evidence").fit(Xtr[half], ytr[half])
-        fits.append(est)
-    a, b = fits
+    a, b = (study.configured(alpha="evidence").fit(Xtr[h], ytr[h]) for h in (half_a, half_b))
     # Add-one smooths a word distribution over the V words, a presence over 2 outcomes.
     n_cat = Xtr.shape[1] if study.report.tokens else 2
     deleted = deleted_estimation(
