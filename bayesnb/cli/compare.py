@@ -15,20 +15,18 @@ from collections.abc import Sequence
 import numpy as np
 from sklearn.base import clone
 
+from bayesnb import families
 from bayesnb.cli.data import DATA_HELP, DEMO_SEED, load_data
 from bayesnb.cli.errors import DataError, one_line
 from bayesnb.cli.models import (
     alpha_models,
     build_estimator,
     check_model_data,
-    cli_family,
     cli_models,
     models_help,
-    no_alpha_models,
 )
 from bayesnb.cli.options import CV_HELP, TEMPERATURE_HELP, parse_alpha, parse_cv, parse_temperature
 from bayesnb.comparison import all_estimates, compare
-from bayesnb.families import has_family
 from bayesnb.validation import ESTIMATES
 
 __all__ = ["BASELINES", "add_arguments", "cross_validated", "run"]
@@ -62,7 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--alpha",
         metavar="N|evidence",
-        help=f"prior concentration ({alpha_models()}; not {no_alpha_models()})",
+        help=f"prior concentration ({alpha_models()}; not {alpha_models(False)})",
     )
     parser.add_argument("--temperature", metavar="T|loo", help=TEMPERATURE_HELP)
     parser.add_argument("--test-size", type=float, default=0.3, help="held-out share (0.3)")
@@ -193,7 +191,7 @@ def cross_validated(ests: dict, X, y, cv, seed: int = DEMO_SEED) -> dict[str, di
     codes = np.searchsorted(classes, y)
     out = {}
     for name, est in ests.items():
-        if has_family(est):
+        if families.has_family(est):
             log_p = cross_val_predict(est, X, y, cv=splitter, method="predict_log_proba")
         elif cv != "loo":
             log_p = sk_cross_val_predict(est, X, y, cv=splitter, method="predict_log_proba")
@@ -276,7 +274,7 @@ def run(args) -> int:
     # Continuous data are standardised (training moments) for GDA and for the baselines alike:
     # the split of a study of the first model of this kind of data (every model in ``ests``
     # models it, see check_model_data).
-    model = next(m for m in cli_models() if data.kind in cli_family(m).data_kinds)
+    model = next(m for m in cli_models() if data.kind in families.get(m).data_kinds)
     study = Study(data, model)
     Xtr, ytr, Xte, yte = split_xy(study)  # standardised when GDA takes part
     splitter = None if cv is None else _splitter(cv, np.asarray(data.y), args.seed)

@@ -1,11 +1,5 @@
 """``bayesnb fit``: one model on a data set, saved to a netCDF file (with ``--nuts``, its NUTS
-draws beside it).
-
-An embedded data set is loaded in memory. A corpus on disk (a folder, a CSV file, or a glob
-pattern of files) is streamed through :func:`bayesnb.streaming.fit_files` in chunks of
-``--chunk-size`` documents instead of being loaded: a first pass collects the labels and the
-vocabulary, a second counts (the result equals the in-memory fit); ``--hash-features N``
-counts hashed columns in a single pass.
+draws beside it); a corpus on disk is streamed (:func:`fit_streamed`).
 """
 
 from __future__ import annotations
@@ -213,14 +207,9 @@ def run(args) -> int:
             with warnings.catch_warnings():
                 # SamplingWarning's findings are in the summary printed below.
                 warnings.simplefilter("ignore")
+                sizes = {k: getattr(args, k) for k in ("draws", "tune", "chains")}
                 tree = est.fit_pymc(
-                    data.X,
-                    data.y,
-                    draws=args.draws,
-                    tune=args.tune,
-                    chains=args.chains,
-                    random_seed=args.seed,
-                    progressbar=False,
+                    data.X, data.y, random_seed=args.seed, progressbar=False, **sizes
                 )
         except Exception as exc:  # the saved model stands; say why NUTS did not
             print(f"bayesnb: NUTS failed: {one_line(exc)}", file=sys.stderr)

@@ -16,6 +16,7 @@ import os
 import sys
 import warnings
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -179,7 +180,7 @@ def run(args) -> int:
     notes = _Notes()
     n_docs = 0
     try:
-        with _Output(out) as fh:
+        with _output(out) as fh:
             writer = csv.writer(fh, lineterminator="\n")
             writer.writerow(["document", "predicted", *(f"proba_{c}" for c in est.classes_)])
             for names, X in chunks:
@@ -238,30 +239,25 @@ class _Notes:
             print(f"bayesnb: note: {n:,} {text}", file=sys.stderr)
 
 
-class _Output:
+@contextmanager
+def _output(path: Path | None):
     """The output file, written beside its target and renamed over it when complete (a
     failed run leaves no half-written predictions); stdout for None."""
-
-    def __init__(self, path: Path | None):
-        self.path = path
-        self.tmp = None if path is None else path.with_name(f".{path.name}.tmp")
-
-    def __enter__(self):
-        if self.path is None:
-            return sys.stdout
+    if path is None:
         try:
-            self.fh = self.tmp.open("w", newline="", encoding="utf-8")
-        except OSError as exc:
-            raise DataError(f"cannot write --out {str(self.path)!r}: {one_line(exc)}") from None
-        return self.fh
-
-    def __exit__(self, kind, value, tb):
-        if self.path is None:
+            yield sys.stdout
+        finally:
             sys.stdout.flush()
-            return False
-        self.fh.close()
-        if kind is None:
-            os.replace(self.tmp, self.path)
-        else:
-            self.tmp.unlink(missing_ok=True)
-        return False
+        return
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        fh = tmp.open("w", newline="", encoding="utf-8")
+    except OSError as exc:
+        raise DataError(f"cannot write --out {str(path)!r}: {one_line(exc)}") from None
+    try:
+        with fh:
+            yield fh
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    os.replace(tmp, path)
