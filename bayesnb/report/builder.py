@@ -103,7 +103,6 @@ class ReportBuilder:
         self.family_sections = family_sections()
         self._plan(nuts, nuts_tree)
 
-    # -- planning --------------------------------------------------------------------------
     def _plan(self, nuts: bool, nuts_tree) -> None:
         add, seed, cfg = self._add, self.seed, self.cfg
         datasets = list({id(s.data): s.data for s in self.studies}.values())
@@ -180,7 +179,6 @@ class ReportBuilder:
         """Names of the computing steps, in order (writing the page is one more step)."""
         return [name for name, _ in self._steps] + ["write the page"]
 
-    # -- running ---------------------------------------------------------------------------
     def run(self, out, progress: Progress | None = None) -> Path:
         """Compute every section, draw the figures and write ``out/index.html``.
 
@@ -218,7 +216,6 @@ class ReportBuilder:
             progress(total, total, "write the page", seconds)
         return path
 
-    # -- assembling ------------------------------------------------------------------------
     def _write(self, out: Path, sections: list[Section]) -> Path:
         from bayesnb import __version__
 

@@ -31,7 +31,6 @@ __all__ = [
 ]
 
 
-# -- data -------------------------------------------------------------------------------------
 def plot_data_summary(result: S.DataSummary) -> bytes:
     """Class sizes and document lengths of every data set."""
     names = list(result.class_sizes)
@@ -61,7 +60,6 @@ def plot_data_summary(result: S.DataSummary) -> bytes:
         return to_png(fig)
 
 
-# -- estimates --------------------------------------------------------------------------------
 def _nines(p) -> np.ndarray:
     """Confidence as "nines": −log10(1 − p) (0.9 → 1, 0.99 → 2), capped at 15."""
     with np.errstate(divide="ignore"):
@@ -125,7 +123,6 @@ def plot_reliability(result: S.EstimateResult) -> bytes:
         return to_png(fig)
 
 
-# -- parameters -------------------------------------------------------------------------------
 def plot_forest(result: S.ParameterResult) -> bytes:
     """ArviZ forest plot of the chosen (class, feature) probabilities under every estimate."""
     import arviz as az
@@ -202,7 +199,6 @@ def plot_shrinkage(result: S.ParameterResult) -> bytes:
         return to_png(fig)
 
 
-# -- smoothing --------------------------------------------------------------------------------
 def plot_deleted_estimation(result: S.SmoothingResult) -> bytes:
     """Held-out counts against training counts, and the log evidence over α."""
     d = result.deleted
@@ -264,7 +260,6 @@ def plot_deleted_estimation(result: S.SmoothingResult) -> bytes:
         return to_png(fig)
 
 
-# -- sampler ----------------------------------------------------------------------------------
 def plot_rank(result: S.SamplerResult) -> bytes:
     """ArviZ rank plot (fractional-rank ECDF) of the parameters with the largest R-hat."""
     import arviz as az
@@ -274,7 +269,6 @@ def plot_rank(result: S.SamplerResult) -> bytes:
     return to_png(pc.get_viz("figure"))
 
 
-# -- posterior predictive ---------------------------------------------------------------------
 def plot_ppc(result: S.PPCResult) -> bytes:
     """Generated against real documents: lengths, distinct features, frequency–rank."""
     feature, doc = S.words(result.study.data)
@@ -333,7 +327,6 @@ def plot_ppc(result: S.PPCResult) -> bytes:
         return to_png(fig)
 
 
-# -- event models -----------------------------------------------------------------------------
 def plot_event_models(result: S.EventModelResult) -> bytes:
     """Held-out label log density per document of every event model, ± 2 paired SE."""
     t = result.table.sort_values("lpd_per_doc")
@@ -358,7 +351,6 @@ def plot_event_models(result: S.EventModelResult) -> bytes:
         return to_png(fig)
 
 
-# -- most informative features ------------------------------------------------------------------
 def plot_informative(result: S.InformativeResult) -> bytes:
     """One panel per (class, rival): posterior mean log-odds and equal-tailed interval."""
     t = result.table

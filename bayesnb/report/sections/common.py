@@ -43,7 +43,6 @@ def map_prior(est) -> dict:
     return {k: v for k, v in MAP_PRIOR.items() if k in params}
 
 
-# -- small helpers ---------------------------------------------------------------------------
 def fmt(x: float, digits: int = 3) -> str:
     """A number for prose: −∞ spelled out, otherwise ``digits`` significant digits."""
     if x is None or (isinstance(x, float) and np.isnan(x)):

@@ -36,7 +36,6 @@ def _skip_reading(study: Study, what: str, reason: str) -> str:
     return f"{what} is not computed for {study.label}: {reason}."
 
 
-# -- exact leave-one-out against PSIS-LOO ----------------------------------------------------
 @dataclass
 class LOOCheckResult:
     """Exact log p(y_i | x_i, D without i) beside PSIS-LOO's estimate, per training document.
@@ -199,7 +198,6 @@ def _loo_reading(r: LOOCheckResult) -> str:
     return " ".join(parts)
 
 
-# -- predictive uncertainty ------------------------------------------------------------------
 @dataclass
 class UncertaintyResult:
     """The interval of p(predicted class | x) over posterior draws, per held-out document.
@@ -345,7 +343,6 @@ def _uncertainty_reading(r: UncertaintyResult) -> str:
     return " ".join(parts)
 
 
-# -- the smoothing α chosen three ways -------------------------------------------------------
 @dataclass
 class AlphaChoiceResult:
     """α from ``alpha="evidence"``, ``alpha="loo"`` and GridSearchCV on the study's split.

@@ -31,7 +31,6 @@ def discriminative_features(est, k: int) -> np.ndarray:
     return np.sort(np.argsort(score)[::-1][:k])
 
 
-# -- 5. sampler diagnostics ------------------------------------------------------------------
 @dataclass
 class SamplerResult:
     """A small NUTS fit checked against the exact conjugate posterior."""

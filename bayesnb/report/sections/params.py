@@ -65,7 +65,6 @@ def _lift(est, min_count: float = 10.0) -> np.ndarray:
     return np.where(counts >= floor, lift, -np.inf)
 
 
-# -- 3. parameters: forest and shrinkage -----------------------------------------------------
 @dataclass
 class ParameterResult:
     """Estimates of the most discriminative (class, feature) probabilities, and shrinkage."""
@@ -210,7 +209,6 @@ def _parameters_reading(r: ParameterResult, est) -> str:
     return " ".join(parts)
 
 
-# -- 4. smoothing diagnostics ----------------------------------------------------------------
 @dataclass
 class SmoothingResult:
     """Deleted estimation (held-out counts by training count) and the evidence over α."""
@@ -424,7 +422,6 @@ def smoothing_headline(r: SmoothingResult) -> str:
     return text + "."
 
 
-# -- most informative features ----------------------------------------------------------------
 @dataclass
 class InformativeResult:
     """Posterior log-odds ratios of the top features of each class against its nearest rival."""

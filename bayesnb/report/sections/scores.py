@@ -43,7 +43,6 @@ __all__ = [
 ]
 
 
-# -- 1. data summary -------------------------------------------------------------------------
 @dataclass
 class DataSummary:
     """Sizes, balance, sparsity and document lengths of every data set."""
@@ -101,7 +100,6 @@ def data_summary(datasets: Sequence[Dataset]) -> DataSummary:
     return DataSummary(table, sizes, lengths, " ".join(sentences))
 
 
-# -- 2. estimates side by side ---------------------------------------------------------------
 def reliability(y, proba: np.ndarray, classes, n_bins: int = 10) -> pd.DataFrame:
     """Reliability diagram data: equal-mass bins of the top-class probability.
 
@@ -323,7 +321,6 @@ def _estimates_reading(r: EstimateResult) -> str:
     return " ".join(parts)
 
 
-# -- the saved model ---------------------------------------------------------------------------
 @dataclass
 class SavedModelResult:
     """A model loaded from a file, scored on the data it is reported with."""
