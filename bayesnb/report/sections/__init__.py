@@ -13,15 +13,13 @@ One module per group of sections (each says which), the helpers they share in
 
 from __future__ import annotations
 
-from bayesnb.report.sections import (
-    calibration,
-    common,
-    crossval,
-    mcmc,
-    params,
-    predictive,
-    scores,
-)
+import bayesnb.report.sections.calibration as calibration
+import bayesnb.report.sections.common as common
+import bayesnb.report.sections.crossval as crossval
+import bayesnb.report.sections.mcmc as mcmc
+import bayesnb.report.sections.params as params
+import bayesnb.report.sections.predictive as predictive
+import bayesnb.report.sections.scores as scores
 from bayesnb.report.sections.calibration import *  # noqa: F403
 from bayesnb.report.sections.common import *  # noqa: F403
 from bayesnb.report.sections.crossval import *  # noqa: F403
