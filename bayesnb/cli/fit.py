@@ -126,10 +126,9 @@ def fit_streamed(args) -> int:
         )
     corpus = SimpleNamespace(name=Path(spec).name or spec, kind="text", binarize=0.0)
     check_model_data(args.model, corpus)
-    est = _estimator(args, corpus)
+    est = _estimator(args, corpus)  # a configuration it refuses fails before the corpus is read
     t0 = time.perf_counter()
     try:
-        est._check_params()  # a bad configuration fails before the corpus is read
         # Undecodable bytes become U+FFFD, as when load_data reads a folder in memory.
         if args.hash_features:
             vec = streaming.default_vectorizer(args.hash_features).set_params(**settings)

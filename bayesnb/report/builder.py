@@ -224,12 +224,9 @@ class ReportBuilder:
         fig_dir.mkdir(exist_ok=True)
         for old in fig_dir.glob("*.png"):
             old.unlink()
-        k = 0
-        for sec in sections:
-            for block in sec.blocks:
-                for fig in block.figures:
-                    k += 1
-                    (fig_dir / f"{k:02d}-{fig.name}.png").write_bytes(fig.png)
+        figures = [fig for sec in sections for block in sec.blocks for fig in block.figures]
+        for k, fig in enumerate(figures, start=1):
+            (fig_dir / f"{k:02d}-{fig.name}.png").write_bytes(fig.png)
         stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
         subtitle = (
             f"bayesnb {__version__} · {stamp} · seed {self.seed} · "
