@@ -40,13 +40,6 @@ __all__ = [
 ]
 
 
-def _posterior_mean_tables(est) -> tuple[np.ndarray, np.ndarray]:
-    """(π, θ) of the posterior mean: θ is (K, V) or, for the categorical model, (K, V, W)."""
-    tree = est.point_estimate("mean")
-    post = tree["posterior"]
-    return post["class_prior"].values[0, 0], post["feature_prob"].values[0, 0]
-
-
 def _lift(est, min_count: float = 10.0) -> np.ndarray:
     """log(θ_cj / θ̄_j) under the posterior mean, for pairs seen at least ``min_count`` times.
 
@@ -54,7 +47,8 @@ def _lift(est, min_count: float = 10.0) -> np.ndarray:
     ratio is mostly noise. When a class has no pair that frequent, the threshold drops to its
     most frequent feature's count.
     """
-    pi, theta = _posterior_mean_tables(est)
+    post = est.point_estimate("mean")["posterior"]
+    pi, theta = post["class_prior"].values[0, 0], post["feature_prob"].values[0, 0]
     counts = np.asarray(est.feature_count_)
     if theta.ndim == 3:  # categorical: probability of a non-zero value
         theta = 1.0 - theta[..., 0]
