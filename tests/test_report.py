@@ -449,6 +449,7 @@ def test_model_list_and_defaults_come_from_the_registry():
 
 def test_a_family_section_is_planned_computed_and_laid_out(monkeypatch):
     from bayesnb.report import builder as B
+    from bayesnb.report import layout
     from bayesnb.report.extension import FamilySection, family_sections
     from bayesnb.report.html import Block, Section
 
@@ -488,7 +489,7 @@ def test_a_family_section_is_planned_computed_and_laid_out(monkeypatch):
     _, step = builder._steps[-1]
     step()
     assert seen == [(studies, 3, 2)] and builder.results["count"] == [2]
-    page = builder._sections()
+    page = layout.page(builder)
     assert [s.id for s in page] == ["overview", "estimates", "count"]
     assert page[-1].blocks[0].title == "[2]"
     assert "2 discrete studies." in page[0].blocks[0].items

@@ -1,23 +1,8 @@
 """Command line: ``bayesnb demo | fit | predict | inspect | report | compare`` (``--help`` on
 each).
 
-``bayesnb demo`` is the main job: every model under every estimate on the embedded data
-(scikit-learn's digits for the discrete models, breast cancer and wine for GDA, Debian's
-fortunes when installed), the fitted models written to ``models/`` and the HTML report to
-``reports/demo/index.html``. Progress and step times go to stderr, results to stdout, the
-report's path last.
-
-``--data`` takes ``digits``, ``breast_cancer``, ``wine``, ``iris``, ``fortunes[:cat1,cat2]``, a
-folder with one sub-folder of text files per class, or a CSV file with ``label`` and ``text``
-columns. Text goes through scikit-learn's ``CountVectorizer``; its vocabulary becomes the
-model's feature names, so a saved model scores new text with the same columns. ``fit``
-streams a corpus on disk (a folder, a CSV file, or a glob pattern of files) through
-:func:`bayesnb.streaming.fit_files` in chunks of ``--chunk-size`` documents instead of loading
-it: a first pass collects the labels and the vocabulary, a second counts (the result equals the
-in-memory fit); ``--hash-features N`` counts hashed columns in a single pass. The model file
-records the vectorizer (:mod:`bayesnb.columns`), so ``bayesnb predict MODEL --data SPEC --out
-CSV`` maps a new corpus onto the model's columns the same way, streamed in chunks too, and
-``bayesnb inspect MODEL`` prints what the file holds without reading any data.
+What each command does and takes is its module's docstring and its ``--help``; ``--data`` is
+read by :mod:`bayesnb.cli.data`.
 
 Input errors (unknown data, bad paths, malformed files, a model that does not fit the data)
 print one line ``bayesnb: error: ...`` on stderr and exit with status 2.

@@ -15,21 +15,18 @@ from collections.abc import Sequence
 import numpy as np
 from sklearn.base import clone
 
+from bayesnb import families
 from bayesnb.cli.data import DATA_HELP, DEMO_SEED, load_data
 from bayesnb.cli.errors import DataError, one_line
 from bayesnb.cli.models import (
     alpha_models,
     build_estimator,
     check_model_data,
-    cli_family,
     cli_models,
-    map_params,
     models_help,
-    no_alpha_models,
 )
 from bayesnb.cli.options import CV_HELP, TEMPERATURE_HELP, parse_alpha, parse_cv, parse_temperature
 from bayesnb.comparison import all_estimates, compare
-from bayesnb.families import has_family
 from bayesnb.validation import ESTIMATES
 
 __all__ = ["BASELINES", "add_arguments", "cross_validated", "run"]
@@ -63,7 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--alpha",
         metavar="N|evidence",
-        help=f"prior concentration ({alpha_models()}; not {no_alpha_models()})",
+        help=f"prior concentration ({alpha_models()}; not {alpha_models(False)})",
     )
     parser.add_argument("--temperature", metavar="T|loo", help=TEMPERATURE_HELP)
     parser.add_argument("--test-size", type=float, default=0.3, help="held-out share (0.3)")
@@ -88,11 +85,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _baseline(spec: str, continuous: bool = False):
     """A scikit-learn classifier (default parameters) from a compare spec, or None."""
     if spec in ("calibrated:sigmoid", "calibrated:isotonic"):
-        from sklearn.calibration import CalibratedClassifierCV
-        from sklearn.naive_bayes import GaussianNB, MultinomialNB
+        from bayesnb.report.sections.calibration import calibrated_nb
 
-        base = GaussianNB() if continuous else MultinomialNB()
-        return CalibratedClassifierCV(base, method=spec.partition(":")[2], cv=5)
+        return calibrated_nb(spec.partition(":")[2], continuous)
     if spec == "complement":
         from sklearn.naive_bayes import ComplementNB
 
@@ -122,6 +117,8 @@ def _baseline(spec: str, continuous: bool = False):
 
 
 def _parse_models(specs: Sequence[str], data, alpha, temperature=None) -> dict:
+    from bayesnb.report.sections.common import map_prior
+
     ests: dict = {}
     for spec in specs:
         baseline = _baseline(spec, continuous=getattr(data, "kind", "") == "continuous")
@@ -144,7 +141,7 @@ def _parse_models(specs: Sequence[str], data, alpha, temperature=None) -> dict:
         if estimate:
             found = {spec: base}
         else:
-            every = all_estimates(base, map_params=map_params(model))
+            every = all_estimates(base, map_params=map_prior(base))
             found = {f"{model}:{name}": e for name, e in every.items()}
         ests.update(found)
         if temperature is not None:  # the same models at the temperature given, beside
@@ -194,7 +191,7 @@ def cross_validated(ests: dict, X, y, cv, seed: int = DEMO_SEED) -> dict[str, di
     codes = np.searchsorted(classes, y)
     out = {}
     for name, est in ests.items():
-        if has_family(est):
+        if families.has_family(est):
             log_p = cross_val_predict(est, X, y, cv=splitter, method="predict_log_proba")
         elif cv != "loo":
             log_p = sk_cross_val_predict(est, X, y, cv=splitter, method="predict_log_proba")
@@ -277,7 +274,7 @@ def run(args) -> int:
     # Continuous data are standardised (training moments) for GDA and for the baselines alike:
     # the split of a study of the first model of this kind of data (every model in ``ests``
     # models it, see check_model_data).
-    model = next(m for m in cli_models() if data.kind in cli_family(m).data_kinds)
+    model = next(m for m in cli_models() if data.kind in families.get(m).data_kinds)
     study = Study(data, model)
     Xtr, ytr, Xte, yte = split_xy(study)  # standardised when GDA takes part
     splitter = None if cv is None else _splitter(cv, np.asarray(data.y), args.seed)

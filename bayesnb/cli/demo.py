@@ -1,11 +1,8 @@
 """``bayesnb demo``: every model × estimate on the embedded data, the models and the report.
 
-The main job: scikit-learn's digits for the discrete models, breast cancer and wine for GDA,
-Debian's fortunes when installed (``$BAYESNB_FORTUNES`` names another folder; without them a
-one-line note says how to get them); the fitted models go to ``models/``, one file per data
-set × model (the estimate is a parameter: ``bayesnb predict --estimate`` rescores a file), and
-the HTML report, which compares every estimate, to ``reports/demo/index.html``. Progress and
-step times go to stderr, results to stdout, the report's path last.
+The data and models are :func:`_demo_studies`' (Debian's fortunes when installed,
+``$BAYESNB_FORTUNES`` names another folder); progress and step times go to stderr, results to
+stdout, the report's path last.
 """
 
 from __future__ import annotations

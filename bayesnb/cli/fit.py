@@ -1,11 +1,5 @@
 """``bayesnb fit``: one model on a data set, saved to a netCDF file (with ``--nuts``, its NUTS
-draws beside it).
-
-An embedded data set is loaded in memory. A corpus on disk (a folder, a CSV file, or a glob
-pattern of files) is streamed through :func:`bayesnb.streaming.fit_files` in chunks of
-``--chunk-size`` documents instead of being loaded: a first pass collects the labels and the
-vocabulary, a second counts (the result equals the in-memory fit); ``--hash-features N``
-counts hashed columns in a single pass.
+draws beside it); a corpus on disk is streamed (:func:`fit_streamed`).
 """
 
 from __future__ import annotations
@@ -132,10 +126,9 @@ def fit_streamed(args) -> int:
         )
     corpus = SimpleNamespace(name=Path(spec).name or spec, kind="text", binarize=0.0)
     check_model_data(args.model, corpus)
-    est = _estimator(args, corpus)
+    est = _estimator(args, corpus)  # a configuration it refuses fails before the corpus is read
     t0 = time.perf_counter()
     try:
-        est._check_params()  # a bad configuration fails before the corpus is read
         # Undecodable bytes become U+FFFD, as when load_data reads a folder in memory.
         if args.hash_features:
             vec = streaming.default_vectorizer(args.hash_features).set_params(**settings)
@@ -160,13 +153,9 @@ def fit_streamed(args) -> int:
     out = Path(args.out)
     save_model(est, out)
     n_docs = round(float(np.sum(est.class_count_)))
-    alpha = getattr(est, "alpha_", None)
     columns = f"{est.n_features_in_:,} " + ("hashed features" if args.hash_features else "words")
     print(
-        f"fitted {type(est).__name__} (estimate={est.estimate}"
-        + (f", alpha={float(np.mean(alpha)):.4g}" if alpha is not None else "")
-        + _temperature(est)
-        + f") on {n_docs:,} documents × {columns}, {len(est.classes_)} classes in "
+        f"{_fitted(est)} on {n_docs:,} documents × {columns}, {len(est.classes_)} classes in "
         f"{seconds:.2f} s, streamed from disk in chunks of {args.chunk_size:,} documents "
         f"({n_docs / max(seconds, 1e-9):,.0f} documents/s); log evidence {est.log_evidence():.1f}"
     )
@@ -203,12 +192,8 @@ def run(args) -> int:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*does not have valid feature names")
         acc = float(np.mean(est.predict(data.X) == data.y))
-    alpha = getattr(est, "alpha_", None)
     print(
-        f"fitted {type(est).__name__} (estimate={est.estimate}"
-        + (f", alpha={float(np.mean(alpha)):.4g}" if alpha is not None else "")
-        + _temperature(est)
-        + f") on {data.X.shape[0]} documents × {data.X.shape[1]} features, "
+        f"{_fitted(est)} on {data.X.shape[0]} documents × {data.X.shape[1]} features, "
         f"{len(est.classes_)} classes in {time.perf_counter() - t0:.2f} s; "
         f"training accuracy {acc:.4f}; log evidence {est.log_evidence():.1f}"
     )
@@ -221,14 +206,9 @@ def run(args) -> int:
             with warnings.catch_warnings():
                 # SamplingWarning's findings are in the summary printed below.
                 warnings.simplefilter("ignore")
+                sizes = {k: getattr(args, k) for k in ("draws", "tune", "chains")}
                 tree = est.fit_pymc(
-                    data.X,
-                    data.y,
-                    draws=args.draws,
-                    tune=args.tune,
-                    chains=args.chains,
-                    random_seed=args.seed,
-                    progressbar=False,
+                    data.X, data.y, random_seed=args.seed, progressbar=False, **sizes
                 )
         except Exception as exc:  # the saved model stands; say why NUTS did not
             print(f"bayesnb: NUTS failed: {one_line(exc)}", file=sys.stderr)
@@ -244,10 +224,17 @@ def run(args) -> int:
     return 0
 
 
-def _temperature(est) -> str:
-    """``", temperature=τ"`` of the summary line, where τ is not 1."""
+def _fitted(est) -> str:
+    """``fitted MODEL (estimate=..., alpha=..., temperature=...)``: how a summary line starts
+    (a learned or fixed alpha where the model has one, the temperature where it is not 1)."""
+    alpha = getattr(est, "alpha_", None)
     tau = est.temperature_ if "temperature" in est.get_params(deep=False) else 1.0
-    return "" if tau == 1.0 else f", temperature={tau:.4g}"
+    return (
+        f"fitted {type(est).__name__} (estimate={est.estimate}"
+        + (f", alpha={float(np.mean(alpha)):.4g}" if alpha is not None else "")
+        + ("" if tau == 1.0 else f", temperature={tau:.4g}")
+        + ")"
+    )
 
 
 def _estimator(args, data):

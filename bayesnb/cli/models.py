@@ -15,20 +15,14 @@ from bayesnb import families
 from bayesnb.cli.errors import DataError, one_line
 
 __all__ = [
-    "MAP_PRIOR",
     "build_estimator",
     "check_model_data",
-    "cli_family",
     "cli_models",
     "fit_named",
-    "map_params",
     "models_help",
     "save_model",
 ]
 
-# "map" needs concentrations above 1 for an interior mode; alpha = 2 is add-one smoothing
-# (PoissonNB: a Gamma shape 2, whose mode adds one pseudo-count).
-MAP_PRIOR = {"alpha": 2.0, "class_alpha": 2.0}
 # How an error names what a family models and what a data set holds.
 _NEEDS = {"counts": "counts", "text": "text", "continuous": "continuous features"}
 _HOLDS = {"continuous": "continuous measurements"}
@@ -45,30 +39,15 @@ def models_help() -> str:
     return ", ".join(f"{n} ({note})" if note else n for n, note in notes)
 
 
-def alpha_models() -> str:
-    """The MODELs that take ``--alpha``, for ``--help``."""
-    return ", ".join(n for n in cli_models() if families.get(n).cli_no_alpha is None)
-
-
-def no_alpha_models() -> str:
-    """The MODELs that do not take ``--alpha``, for ``--help``."""
-    return ", ".join(n for n in cli_models() if families.get(n).cli_no_alpha is not None)
-
-
-def cli_family(model: str) -> families.Family:
-    """The family of MODEL (a name of :func:`cli_models`)."""
-    return families.get(model)
-
-
-def map_params(model: str) -> dict:
-    """Parameters of the ``"map"`` entry when a model is compared under every estimate."""
-    return {"class_alpha": 2.0} if cli_family(model).cli_no_alpha is not None else MAP_PRIOR
+def alpha_models(takes: bool = True) -> str:
+    """The MODELs that take ``--alpha`` (with ``takes=False``: that do not), for ``--help``."""
+    return ", ".join(n for n in cli_models() if (families.get(n).cli_no_alpha is None) == takes)
 
 
 def build_estimator(model: str, data, estimate: str | None = "mean", alpha=None, temperature=None):
     """The default configuration of ``model`` with ``estimate`` (None: the model's own),
     ``alpha`` and ``temperature`` when given."""
-    family = cli_family(model)
+    family = families.get(model)
     if not family.cli:
         raise family.unsupported("the command line (bayesnb fit/compare/report)")
     from bayesnb.report.data import default_estimator  # the report's configuration of MODEL
@@ -94,11 +73,11 @@ def build_estimator(model: str, data, estimate: str | None = "mean", alpha=None,
 
 def check_model_data(model: str, data) -> None:
     """Refuse data of a kind the model does not describe (GDA: measurements; NB: counts)."""
-    kinds = cli_family(model).data_kinds
+    kinds = families.get(model).data_kinds
     if data.kind in kinds:
         return
     if data.kind == "continuous":
-        takers = [n for n in cli_models() if data.kind in cli_family(n).data_kinds]
+        takers = [n for n in cli_models() if data.kind in families.get(n).data_kinds]
         hint = "use " + " or ".join(takers)
     else:
         hint = "use breast_cancer, wine or iris, or a discrete model"

@@ -16,6 +16,7 @@ import os
 import sys
 import warnings
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -113,11 +114,7 @@ def _text_chunks(est, spec: str, chunk_size: int):
             docs, _ = datasets.load_fortunes(cats, return_X_y=True)
         except (OSError, ValueError) as exc:
             raise DataError(f"--data {spec!r}: {one_line(exc)}") from None
-        total = len(docs)
-        texts = (
-            ([str(i) for i in range(s, min(s + chunk_size, total))], docs[s : s + chunk_size])
-            for s in range(0, total, chunk_size)
-        )
+        total, texts = len(docs), _numbered(docs, chunk_size)
 
     def chunks() -> Iterator[tuple[list[str], object]]:
         for names, batch in texts:
@@ -146,11 +143,14 @@ def _table_chunks(est, spec: str, chunk_size: int):
             f"--data {spec!r} has {data.X.shape[1]} columns ({', '.join(have[:3])}, ...), not "
             f"the {est.n_features_in_} columns the {type(est).__name__} was fitted on"
         )
-    n = data.X.shape[0]
-    return (
-        (list(map(str, range(s, min(s + chunk_size, n)))), data.X[s : s + chunk_size])
-        for s in range(0, n, chunk_size)
-    ), n
+    return _numbered(data.X, chunk_size), data.X.shape[0]
+
+
+def _numbered(rows, chunk_size: int):
+    """``(names, rows)`` chunks of ``rows`` (a list or a matrix), named by their row numbers."""
+    n = rows.shape[0] if hasattr(rows, "shape") else len(rows)
+    for s in range(0, n, chunk_size):
+        yield [str(i) for i in range(s, min(s + chunk_size, n))], rows[s : s + chunk_size]
 
 
 def run(args) -> int:
@@ -180,7 +180,7 @@ def run(args) -> int:
     notes = _Notes()
     n_docs = 0
     try:
-        with _Output(out) as fh:
+        with _output(out) as fh:
             writer = csv.writer(fh, lineterminator="\n")
             writer.writerow(["document", "predicted", *(f"proba_{c}" for c in est.classes_)])
             for names, X in chunks:
@@ -239,30 +239,25 @@ class _Notes:
             print(f"bayesnb: note: {n:,} {text}", file=sys.stderr)
 
 
-class _Output:
+@contextmanager
+def _output(path: Path | None):
     """The output file, written beside its target and renamed over it when complete (a
     failed run leaves no half-written predictions); stdout for None."""
-
-    def __init__(self, path: Path | None):
-        self.path = path
-        self.tmp = None if path is None else path.with_name(f".{path.name}.tmp")
-
-    def __enter__(self):
-        if self.path is None:
-            return sys.stdout
+    if path is None:
         try:
-            self.fh = self.tmp.open("w", newline="", encoding="utf-8")
-        except OSError as exc:
-            raise DataError(f"cannot write --out {str(self.path)!r}: {one_line(exc)}") from None
-        return self.fh
-
-    def __exit__(self, kind, value, tb):
-        if self.path is None:
+            yield sys.stdout
+        finally:
             sys.stdout.flush()
-            return False
-        self.fh.close()
-        if kind is None:
-            os.replace(self.tmp, self.path)
-        else:
-            self.tmp.unlink(missing_ok=True)
-        return False
+        return
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        fh = tmp.open("w", newline="", encoding="utf-8")
+    except OSError as exc:
+        raise DataError(f"cannot write --out {str(path)!r}: {one_line(exc)}") from None
+    try:
+        with fh:
+            yield fh
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    os.replace(tmp, path)

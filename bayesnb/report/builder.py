@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 import bayesnb.report.sections as S
@@ -26,31 +27,21 @@ __all__ = ["Progress", "ReportBuilder", "build"]
 Progress = Callable[[int, int, str, float], None]
 
 
-def _settings(quick: bool) -> dict:
-    """Sizes of the expensive parts; ``quick`` trades resolution for speed (tests)."""
-    if quick:
-        return {
-            "loo_draws": 200,
-            "forest_draws": 300,
-            "n_grid": 13,
-            "cv_folds": 3,
-            "repeats": 2,
-            "grid_size": 80,
-            "interval_draws": {"draws": 100, "chains": 2},
-            "alpha_grid": 8,
-            "nuts": {"n_features": 10, "draws": 200, "tune": 200, "chains": 2},
-        }
-    return {
-        "loo_draws": 500,
-        "forest_draws": 1000,
-        "n_grid": 33,
-        "cv_folds": 5,
-        "repeats": 5,
-        "grid_size": 200,
-        "interval_draws": {"draws": 125, "chains": 4},
-        "alpha_grid": 20,
-        "nuts": {"n_features": 30, "draws": 500, "tune": 500, "chains": 4},
-    }
+#: Sizes of the expensive parts: (quick, full); ``quick`` trades resolution for speed (tests).
+_SIZES = {
+    "loo_draws": (200, 500),
+    "forest_draws": (300, 1000),
+    "n_grid": (13, 33),
+    "cv_folds": (3, 5),
+    "repeats": (2, 5),
+    "grid_size": (80, 200),
+    "interval_draws": ({"draws": 100, "chains": 2}, {"draws": 125, "chains": 4}),
+    "alpha_grid": (8, 20),
+    "nuts": (
+        {"n_features": 10, "draws": 200, "tune": 200, "chains": 2},
+        {"n_features": 30, "draws": 500, "tune": 500, "chains": 4},
+    ),
+}
 
 
 def _pick(studies: Sequence[Study], section: str, prefer_text: bool = True):
@@ -102,7 +93,7 @@ class ReportBuilder:
         self.title = title
         self.seed = seed
         self.quick = quick
-        self.cfg = _settings(quick)
+        self.cfg = {k: v[0] if quick else v[1] for k, v in _SIZES.items()}
         self.results: dict[str, object] = {}
         self.timings: list[tuple[str, float]] = []
         self.warnings: list[str] = []
@@ -112,71 +103,37 @@ class ReportBuilder:
         self.family_sections = family_sections()
         self._plan(nuts, nuts_tree)
 
-    # -- planning --------------------------------------------------------------------------
     def _plan(self, nuts: bool, nuts_tree) -> None:
-        add = self._steps.append
-        seed, cfg = self.seed, self.cfg
+        add, seed, cfg = self._add, self.seed, self.cfg
         datasets = list({id(s.data): s.data for s in self.studies}.values())
         saved = [s for s in self.studies if s.fitted is not None]
         for s in saved:
-            add(
-                (f"saved model: {s.data.name}", lambda s=s: self._put("saved", s, S.saved_model(s)))
-            )
-        add(("data summary", lambda: self._put("data", None, S.data_summary(datasets))))
+            add(f"saved model: {s.data.name}", "saved", S.saved_model, s)
+        add("data summary", "data", S.data_summary, datasets)
         for s in self.studies:
-            add(
-                (
-                    f"estimates: {s.label}",
-                    lambda s=s: self._put(
-                        "estimates", s, S.estimates(s, loo_draws=cfg["loo_draws"])
-                    ),
-                )
-            )
-        param = _pick(self.studies, "parameters")
-        if param is not None:
-            add(
-                (
-                    f"parameters: {param.label}",
-                    lambda param=param: self._put(
-                        "parameters",
-                        param,
-                        S.parameters(param, draws=cfg["forest_draws"], seed=seed),
-                    ),
-                )
-            )
-            add(
-                (
-                    f"smoothing: {param.label}",
-                    lambda param=param: self._put(
-                        "smoothing",
-                        param,
-                        S.smoothing(
-                            param, seed=seed, n_grid=cfg["n_grid"], cv_folds=cfg["cv_folds"]
-                        ),
-                    ),
-                )
-            )
-        info = _pick(self.studies, "parameters")
-        if info is not None:
-            add(
-                (
-                    f"informative features: {info.label}",
-                    lambda info=info: self._put(
-                        "informative", info, S.informative(info, seed=seed)
-                    ),
-                )
-            )
-        self._plan_crossval(param or self.studies[0])
+            add(f"estimates: {s.label}", "estimates", S.estimates, s, loo_draws=cfg["loo_draws"])
+        p = _pick(self.studies, "parameters")
+        if p is not None:
+            draws = {"draws": cfg["forest_draws"], "seed": seed}
+            add(f"parameters: {p.label}", "parameters", S.parameters, p, **draws)
+            grid = {"n_grid": cfg["n_grid"], "cv_folds": cfg["cv_folds"], "seed": seed}
+            add(f"smoothing: {p.label}", "smoothing", S.smoothing, p, **grid)
+            add(f"informative features: {p.label}", "informative", S.informative, p, seed=seed)
+        # Exact LOO against PSIS, predictive uncertainty, α three ways: the main study.
+        m = p or self.studies[0]
+        draws = {"draws": cfg["loo_draws"], "seed": seed}
+        add(f"exact LOO against PSIS: {m.label}", "loo_check", S.loo_check, m, **draws)
+        draws = {**cfg["interval_draws"], "seed": seed}
+        name = f"predictive uncertainty: {m.label}"
+        add(name, "uncertainty", S.predictive_uncertainty, m, **draws)
+        grid = {"n_grid": cfg["alpha_grid"], "folds": cfg["cv_folds"], "seed": seed}
+        add(f"smoothing chosen three ways: {m.label}", "alpha_choice", S.alpha_choice, m, **grid)
+        name = f"calibration and the likelihood temperature: {m.label}"
+        add(name, "temperature", S.temperature, m)
         if nuts_tree is not None and saved:
             s = saved[0]
-            add(
-                (
-                    f"NUTS (saved fit): {s.label}",
-                    lambda s=s: self._put(
-                        "sampler", s, S.sampler(s, tree=nuts_tree, fitted=s.fitted, seed=seed)
-                    ),
-                )
-            )
+            fit = {"tree": nuts_tree, "fitted": s.fitted, "seed": seed}
+            add(f"NUTS (saved fit): {s.label}", "sampler", S.sampler, s, **fit)
         elif nuts:
             s = _pick(self.studies, "nuts", prefer_text=False)
             if s is None:
@@ -185,78 +142,29 @@ class ReportBuilder:
                     "here; no study qualifies."
                 )
             else:
-                add(
-                    (
-                        f"NUTS: {s.label}",
-                        lambda s=s: self._put("sampler", s, S.sampler(s, seed=seed, **cfg["nuts"])),
-                    )
-                )
+                add(f"NUTS: {s.label}", "sampler", S.sampler, s, seed=seed, **cfg["nuts"])
         for d in datasets:
             same = [s for s in self.studies if s.data is d and not s.report.continuous]
-            ppc = _pick(same, "ppc")
-            if ppc is not None:
-                add(
-                    (
-                        f"posterior predictive: {ppc.label}",
-                        lambda ppc=ppc: self._put(
-                            "ppc", ppc, S.posterior_predictive(ppc, seed=seed)
-                        ),
-                    )
-                )
+            s = _pick(same, "ppc")
+            if s is not None:
+                add(f"posterior predictive: {s.label}", "ppc", S.posterior_predictive, s, seed=seed)
             if len(same) >= 2:
-                add(
-                    (
-                        f"event models: {d.name}",
-                        lambda same=same: self._put("events", same[0], S.event_models(same)),
-                    )
-                )
+                add(f"event models: {d.name}", "events", S.event_models, same)
             for fs in self.family_sections:
                 target = None if fs.per_dataset is None else fs.per_dataset(same)
                 if target is not None:
-                    add((f"{fs.title}: {d.name}", self._family_step(fs, target)))
+                    add(f"{fs.title}: {d.name}", fs.key, fs.run, target, seed=seed, cfg=cfg)
         for fs in self.family_sections:
             for s in self.studies:
                 if fs.per_study is not None and fs.per_study(s):
-                    add((f"{fs.title}: {s.data.name}", self._family_step(fs, s)))
+                    add(f"{fs.title}: {s.data.name}", fs.key, fs.run, s, seed=seed, cfg=cfg)
 
-    def _plan_crossval(self, s: Study) -> None:
-        """Exact LOO against PSIS, predictive uncertainty, α three ways: the main study."""
-        seed, cfg = self.seed, self.cfg
-        self._steps += [
-            (
-                f"exact LOO against PSIS: {s.label}",
-                lambda: self._put(
-                    "loo_check", s, S.loo_check(s, draws=cfg["loo_draws"], seed=seed)
-                ),
-            ),
-            (
-                f"predictive uncertainty: {s.label}",
-                lambda: self._put(
-                    "uncertainty",
-                    s,
-                    S.predictive_uncertainty(s, seed=seed, **cfg["interval_draws"]),
-                ),
-            ),
-            (
-                f"smoothing chosen three ways: {s.label}",
-                lambda: self._put(
-                    "alpha_choice",
-                    s,
-                    S.alpha_choice(s, n_grid=cfg["alpha_grid"], folds=cfg["cv_folds"], seed=seed),
-                ),
-            ),
-            (
-                f"calibration and the likelihood temperature: {s.label}",
-                lambda: self._put("temperature", s, S.temperature(s)),
-            ),
-        ]
+    def _add(self, name: str, key: str, compute: Callable, *args, **kwargs) -> None:
+        """Plan step ``name``: ``compute(*args, **kwargs)``, appended to ``results[key]``."""
+        self._steps.append((name, partial(self._put, key, compute, *args, **kwargs)))
 
-    def _family_step(self, fs, target) -> Callable[[], None]:
-        """The step computing family section ``fs`` for ``target``."""
-        return lambda: self._put(fs.key, target, fs.run(target, seed=self.seed, cfg=self.cfg))
-
-    def _put(self, family: str, study, result) -> None:
-        self.results.setdefault(family, []).append(result)
+    def _put(self, key: str, compute: Callable, *args, **kwargs) -> None:
+        self.results.setdefault(key, []).append(compute(*args, **kwargs))
 
     def _draw(self, plot, result) -> bytes:
         """PNG bytes of ``plot(result)``; a failure is recorded and gives empty bytes."""
@@ -271,7 +179,6 @@ class ReportBuilder:
         """Names of the computing steps, in order (writing the page is one more step)."""
         return [name for name, _ in self._steps] + ["write the page"]
 
-    # -- running ---------------------------------------------------------------------------
     def run(self, out, progress: Progress | None = None) -> Path:
         """Compute every section, draw the figures and write ``out/index.html``.
 
@@ -300,7 +207,7 @@ class ReportBuilder:
                 if progress is not None:
                     progress(i, total, name, seconds)
             t0 = time.perf_counter()
-            sections = self._sections()
+            sections = page(self)
         self.warnings = sorted({f"{w.category.__name__}: {w.message}" for w in caught})
         path = self._write(Path(out), sections)
         seconds = time.perf_counter() - t0
@@ -308,11 +215,6 @@ class ReportBuilder:
         if progress is not None:
             progress(total, total, "write the page", seconds)
         return path
-
-    # -- assembling ------------------------------------------------------------------------
-    def _sections(self) -> list[Section]:
-        """Every section of the page, in order (:func:`bayesnb.report.layout.page`)."""
-        return page(self)
 
     def _write(self, out: Path, sections: list[Section]) -> Path:
         from bayesnb import __version__
@@ -322,12 +224,9 @@ class ReportBuilder:
         fig_dir.mkdir(exist_ok=True)
         for old in fig_dir.glob("*.png"):
             old.unlink()
-        k = 0
-        for sec in sections:
-            for block in sec.blocks:
-                for fig in block.figures:
-                    k += 1
-                    (fig_dir / f"{k:02d}-{fig.name}.png").write_bytes(fig.png)
+        figures = [fig for sec in sections for block in sec.blocks for fig in block.figures]
+        for k, fig in enumerate(figures, start=1):
+            (fig_dir / f"{k:02d}-{fig.name}.png").write_bytes(fig.png)
         stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
         subtitle = (
             f"bayesnb {__version__} · {stamp} · seed {self.seed} · "
@@ -339,10 +238,9 @@ class ReportBuilder:
             f"Computed in {total:.0f} s. One self-contained file: figures are embedded (also "
             "saved in figures/), no network access or JavaScript needed."
         )
-        page = render(self.title, subtitle, sections, footer)
         path = out / "index.html"
         tmp = out / ".index.html.tmp"
-        tmp.write_text(page, encoding="utf-8")
+        tmp.write_text(render(self.title, subtitle, sections, footer), encoding="utf-8")
         tmp.replace(path)
         return path
 

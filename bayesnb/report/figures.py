@@ -11,7 +11,7 @@ import numpy as np
 
 import bayesnb.report.sections as S
 from bayesnb.report.figures_crossval import plot_alpha_choice, plot_loo_check, plot_uncertainty
-from bayesnb.report.plotting import COLORS, DPI, _style, _subplots, to_png
+from bayesnb.report.plotting import COLORS, DPI, style, subplots, to_png
 
 __all__ = [
     "DPI",
@@ -31,12 +31,11 @@ __all__ = [
 ]
 
 
-# -- data -------------------------------------------------------------------------------------
 def plot_data_summary(result: S.DataSummary) -> bytes:
     """Class sizes and document lengths of every data set."""
     names = list(result.class_sizes)
-    with _style():
-        fig, axes = _subplots(2, len(names), figsize=(3.2 * len(names), 5.2), squeeze=False)
+    with style():
+        fig, axes = subplots(2, len(names), figsize=(3.2 * len(names), 5.2), squeeze=False)
         for i, name in enumerate(names):
             sizes = result.class_sizes[name]
             ax = axes[0, i]
@@ -61,7 +60,6 @@ def plot_data_summary(result: S.DataSummary) -> bytes:
         return to_png(fig)
 
 
-# -- estimates --------------------------------------------------------------------------------
 def _nines(p) -> np.ndarray:
     """Confidence as "nines": −log10(1 − p) (0.9 → 1, 0.99 → 2), capped at 15."""
     with np.errstate(divide="ignore"):
@@ -88,8 +86,8 @@ def plot_reliability(result: S.EstimateResult) -> bytes:
     names = list(result.reliability)
     top = max(float(_nines(result.reliability[n]["confidence"]).max()) for n in names)
     top = max(2.0, np.ceil(top + 0.3))
-    with _style():
-        fig, axes = _subplots(1, len(names), figsize=(2.9 * len(names), 3.5), sharey=True)
+    with style():
+        fig, axes = subplots(1, len(names), figsize=(2.9 * len(names), 3.5), sharey=True)
         axes = np.atleast_1d(axes)
         grid = np.linspace(0.0, top, 200)
         for ax, name in zip(axes, names, strict=True):
@@ -125,7 +123,6 @@ def plot_reliability(result: S.EstimateResult) -> bytes:
         return to_png(fig)
 
 
-# -- parameters -------------------------------------------------------------------------------
 def plot_forest(result: S.ParameterResult) -> bytes:
     """ArviZ forest plot of the chosen (class, feature) probabilities under every estimate."""
     import arviz as az
@@ -166,29 +163,18 @@ def plot_shrinkage(result: S.ParameterResult) -> bytes:
     """Estimates expressed as counts against the training count of every (class, feature)."""
     s = result.shrinkage
     alpha = result.alpha
-    with _style():
-        fig, (ax, ax2) = _subplots(1, 2, figsize=(11, 4.2))
+    with style():
+        fig, (ax, ax2) = subplots(1, 2, figsize=(11, 4.2))
         x = s["count"].to_numpy()
         jitter = np.random.default_rng(0).uniform(-0.15, 0.15, x.size)
         xs = np.where(x == 0, 0, x) + np.where(x < 10, jitter, 0)
-        ax.scatter(
-            xs,
-            s["laplace"],
-            s=4,
-            alpha=0.35,
-            color=COLORS["laplace"],
-            rasterized=True,
-            label=f"posterior mean, α = {alpha:g}",
-        )
-        ax.scatter(
-            xs,
-            s["evidence"],
-            s=4,
-            alpha=0.35,
-            color=COLORS["evidence"],
-            rasterized=True,
-            label=f"posterior mean, evidence α = {result.alpha_evidence:.3g}",
-        )
+        labels = {
+            "laplace": f"α = {alpha:g}",
+            "evidence": f"evidence α = {result.alpha_evidence:.3g}",
+        }
+        dots = {"s": 4, "alpha": 0.35, "rasterized": True}
+        for key, label in labels.items():
+            ax.scatter(xs, s[key], color=COLORS[key], label=f"posterior mean, {label}", **dots)
         top = max(float(x.max()), 1.0)
         grid = np.geomspace(1.0, top, 50)
         ax.plot(grid, grid, color="black", lw=1.2, label="MLE (the count itself)")
@@ -200,24 +186,9 @@ def plot_shrinkage(result: S.ParameterResult) -> bytes:
         ax.set_title("Shrinkage: estimates as counts")
         ax.legend(frameon=False, loc="upper left", markerscale=3)
         ok = s["mle"] > 0
-        ax2.scatter(
-            s.loc[ok, "count"],
-            s.loc[ok, "laplace"] / s.loc[ok, "mle"],
-            s=4,
-            alpha=0.35,
-            color=COLORS["laplace"],
-            rasterized=True,
-            label=f"α = {alpha:g}",
-        )
-        ax2.scatter(
-            s.loc[ok, "count"],
-            s.loc[ok, "evidence"] / s.loc[ok, "mle"],
-            s=4,
-            alpha=0.35,
-            color=COLORS["evidence"],
-            rasterized=True,
-            label=f"evidence α = {result.alpha_evidence:.3g}",
-        )
+        for key, label in labels.items():
+            ratio = s.loc[ok, key] / s.loc[ok, "mle"]
+            ax2.scatter(s.loc[ok, "count"], ratio, color=COLORS[key], label=label, **dots)
         ax2.axhline(1, color="black", lw=1.2)
         ax2.set_xscale("log")
         ax2.set_yscale("log")
@@ -228,38 +199,20 @@ def plot_shrinkage(result: S.ParameterResult) -> bytes:
         return to_png(fig)
 
 
-# -- smoothing --------------------------------------------------------------------------------
 def plot_deleted_estimation(result: S.SmoothingResult) -> bytes:
     """Held-out counts against training counts, and the log evidence over α."""
     d = result.deleted
-    with _style():
-        fig, (ax, ax2) = _subplots(1, 2, figsize=(11, 4.3))
-        x = d["r"].to_numpy()
-        ax.plot(
-            x,
-            d["held_out"],
-            "o-",
-            color=COLORS["held_out"],
-            lw=2,
-            label="held out (other half, rescaled)",
-        )
-        ax.plot(x, d["mle"], "--", color=COLORS["mle"], label="MLE: r")
-        ax.plot(
-            x,
-            d["laplace"],
-            "s-",
-            ms=4,
-            color=COLORS["laplace"],
-            label="add-one: (r + 1)·N/(N + " + ("V)" if result.study.report.tokens else "2)"),
-        )
-        ax.plot(
-            x,
-            d["evidence"],
-            "^-",
-            ms=4,
-            color=COLORS["evidence"],
-            label=f"posterior mean, evidence α ≈ {np.mean(result.alpha_halves):.3g}",
-        )
+    with style():
+        fig, (ax, ax2) = subplots(1, 2, figsize=(11, 4.3))
+        add_one = "add-one: (r + 1)·N/(N + " + ("V)" if result.study.report.tokens else "2)")
+        evidence = f"posterior mean, evidence α ≈ {np.mean(result.alpha_halves):.3g}"
+        for key, marker, kwargs in (
+            ("held_out", "o-", {"lw": 2, "label": "held out (other half, rescaled)"}),
+            ("mle", "--", {"label": "MLE: r"}),
+            ("laplace", "s-", {"ms": 4, "label": add_one}),
+            ("evidence", "^-", {"ms": 4, "label": evidence}),
+        ):
+            ax.plot(d["r"].to_numpy(), d[key], marker, color=COLORS[key], **kwargs)
         ax.set_xscale("symlog", linthresh=1)
         ax.set_yscale("symlog", linthresh=0.01)
         ax.set_xlabel("count r in one half of the training data")
@@ -307,7 +260,6 @@ def plot_deleted_estimation(result: S.SmoothingResult) -> bytes:
         return to_png(fig)
 
 
-# -- sampler ----------------------------------------------------------------------------------
 def plot_rank(result: S.SamplerResult) -> bytes:
     """ArviZ rank plot (fractional-rank ECDF) of the parameters with the largest R-hat."""
     import arviz as az
@@ -317,31 +269,22 @@ def plot_rank(result: S.SamplerResult) -> bytes:
     return to_png(pc.get_viz("figure"))
 
 
-# -- posterior predictive ---------------------------------------------------------------------
 def plot_ppc(result: S.PPCResult) -> bytes:
     """Generated against real documents: lengths, distinct features, frequency–rank."""
     feature, doc = S.words(result.study.data)
-    with _style():
-        fig, axes = _subplots(1, 3, figsize=(12, 3.8))
+    with style():
+        fig, axes = subplots(1, 3, figsize=(12, 3.8))
+        series = (
+            ("real", result.real_length, result.real_distinct, result.rank_real),
+            ("generated", result.gen_length, result.gen_distinct, result.rank_gen),
+        )
         ax = axes[0]
         hi = np.percentile(np.concatenate([result.real_length, result.gen_length]), 99.5)
         bins = np.linspace(0, max(hi, 1), 40)
-        ax.hist(
-            result.real_length,
-            bins=bins,
-            histtype="step",
-            lw=2,
-            color=COLORS["real"],
-            label="real (training)",
-        )
-        ax.hist(
-            result.gen_length,
-            bins=bins,
-            histtype="step",
-            lw=2,
-            color=COLORS["generated"],
-            label="generated",
-        )
+        step = {"histtype": "step", "lw": 2}
+        for name, L, _, _ in series:
+            label = "real (training)" if name == "real" else name
+            ax.hist(L, bins=bins, color=COLORS[name], label=label, **step)
         ax.set_xlabel(
             f"{doc} length" if result.study.report.tokens else f"present {feature}s per {doc}"
         )
@@ -350,60 +293,30 @@ def plot_ppc(result: S.PPCResult) -> bytes:
         ax.legend(frameon=False)
         ax = axes[1]
         if result.study.report.tokens:
-            for name, L, D in (
-                ("real", result.real_length, result.real_distinct),
-                ("generated", result.gen_length, result.gen_distinct),
-            ):
+            for name, L, D, _ in series:
                 ok = L > 0
                 edges = np.unique(np.percentile(L[ok], np.linspace(0, 100, 16)))
                 idx = np.clip(np.digitize(L[ok], edges[1:-1]), 0, len(edges) - 2)
-                mids = [L[ok][idx == b].mean() for b in range(len(edges) - 1) if (idx == b).any()]
-                ratio = [
-                    (D[ok][idx == b] / L[ok][idx == b]).mean()
-                    for b in range(len(edges) - 1)
-                    if (idx == b).any()
-                ]
+                full = [idx == b for b in range(len(edges) - 1) if (idx == b).any()]
+                mids = [L[ok][sel].mean() for sel in full]
+                ratio = [(D[ok][sel] / L[ok][sel]).mean() for sel in full]
                 ax.plot(mids, ratio, "o-", ms=4, color=COLORS[name], label=name)
             ax.set_xlabel(f"{doc} length (binned)")
             ax.set_ylabel(f"distinct {feature}s / length")
             ax.set_title(f"Distinct {feature}s per token")
-            ax.legend(frameon=False)
         else:
-            ax.hist(
-                result.real_distinct - result.real_distinct.mean(),
-                bins=30,
-                histtype="step",
-                lw=2,
-                color=COLORS["real"],
-                label="real",
-                density=True,
-            )
-            ax.hist(
-                result.gen_distinct - result.gen_distinct.mean(),
-                bins=30,
-                histtype="step",
-                lw=2,
-                color=COLORS["generated"],
-                label="generated",
-                density=True,
-            )
+            for name, _, D, _ in series:
+                ax.hist(D - D.mean(), bins=30, color=COLORS[name], label=name, density=True, **step)
             ax.set_xlabel("deviation from the mean count")
             ax.set_ylabel("density")
             ax.set_title(f"Spread of present {feature}s")
-            ax.legend(frameon=False)
+        ax.legend(frameon=False)
         ax = axes[2]
-        styles = ["-", "--", ":"]
         for i, c in enumerate(result.rank_real):
-            rr, gg = result.rank_real[c], result.rank_gen[c]
-            ls = styles[i % 3]
-            ax.plot(np.arange(1, rr.size + 1), rr, ls, color=COLORS["real"], label=f"{c}, real")
-            ax.plot(
-                np.arange(1, gg.size + 1),
-                gg,
-                ls,
-                color=COLORS["generated"],
-                label=f"{c}, generated",
-            )
+            for name, _, _, ranks in series:
+                r = ranks[c]
+                ls = ("-", "--", ":")[i % 3]
+                ax.plot(np.arange(1, r.size + 1), r, ls, color=COLORS[name], label=f"{c}, {name}")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel(f"{feature} rank within class")
@@ -414,12 +327,11 @@ def plot_ppc(result: S.PPCResult) -> bytes:
         return to_png(fig)
 
 
-# -- event models -----------------------------------------------------------------------------
 def plot_event_models(result: S.EventModelResult) -> bytes:
     """Held-out label log density per document of every event model, ± 2 paired SE."""
     t = result.table.sort_values("lpd_per_doc")
-    with _style():
-        fig, ax = _subplots(figsize=(8, 0.5 + 0.45 * len(t)))
+    with style():
+        fig, ax = subplots(figsize=(8, 0.5 + 0.45 * len(t)))
         y = np.arange(len(t))
         colors = ["#1f77b4" if "evidence" in k else "#7f7f7f" for k in t.index]
         best = t["lpd_per_doc"].max()
@@ -439,7 +351,6 @@ def plot_event_models(result: S.EventModelResult) -> bytes:
         return to_png(fig)
 
 
-# -- most informative features ------------------------------------------------------------------
 def plot_informative(result: S.InformativeResult) -> bytes:
     """One panel per (class, rival): posterior mean log-odds and equal-tailed interval."""
     t = result.table
@@ -449,8 +360,8 @@ def plot_informative(result: S.InformativeResult) -> bytes:
     ncols = 2 if k > 1 else 1
     nrows = -(-k // ncols)
     n = int(t["rank"].max())
-    with _style():
-        fig, axes = _subplots(
+    with style():
+        fig, axes = subplots(
             nrows, ncols, figsize=(5.2 * ncols, 0.7 + nrows * (0.6 + 0.26 * n)), squeeze=False
         )
         groups = t.groupby(["class", "versus"], sort=False)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayesnb.report.plotting import _style, _subplots, to_png
+from bayesnb.report.plotting import style, subplots, to_png
 from bayesnb.report.sections.calibration import TemperatureResult
 from bayesnb.report.sections.crossval import AlphaChoiceResult, LOOCheckResult, UncertaintyResult
 
@@ -24,8 +24,8 @@ def plot_loo_check(result: LOOCheckResult) -> bytes:
     rest = ~flag & ~agree
     exact, psis = result.exact, result.psis
     err = np.maximum(np.abs(psis - exact), 1e-12)
-    with _style():
-        fig, (ax, bx) = _subplots(1, 2, figsize=(10.5, 4.2))
+    with style():
+        fig, (ax, bx) = subplots(1, 2, figsize=(10.5, 4.2))
         finite = np.isfinite(exact) & np.isfinite(psis)
         lo = float(min(exact[finite].min(), psis[finite].min()))
         ax.plot([lo, 0], [lo, 0], color="#999999", lw=1, ls="--", label="PSIS = exact")
@@ -35,12 +35,11 @@ def plot_loo_check(result: LOOCheckResult) -> bytes:
             (flag, _FLAGGED, f"flagged: k > {result.good_k:.2f}"),
         ):
             ax.scatter(exact[sel], psis[sel], s=9, alpha=0.55, color=color, lw=0, label=label)
+            bx.scatter(result.pareto_k[sel], err[sel], s=9, alpha=0.55, color=color, lw=0)
         ax.set_xlabel("exact log p(y | x, D without the document)")
         ax.set_ylabel("PSIS-LOO estimate")
         ax.set_title(f"{result.study.label}: {exact.size} training documents")
         ax.legend(loc="lower right")
-        for sel, color in ((rest, _OTHER), (agree, _AGREE), (flag, _FLAGGED)):
-            bx.scatter(result.pareto_k[sel], err[sel], s=9, alpha=0.55, color=color, lw=0)
         bx.axvline(result.good_k, color="#999999", lw=1, ls="--")
         bx.set_yscale("log")
         bx.set_xlabel("Pareto k")
@@ -53,8 +52,8 @@ def plot_uncertainty(result: UncertaintyResult) -> bytes:
     """Left: interval widths of right and wrong predictions. Right: accuracy by width bin."""
     width, correct = result.width, result.correct
     perc = round(100 * result.prob)
-    with _style():
-        fig, (ax, bx) = _subplots(1, 2, figsize=(10.5, 4.0))
+    with style():
+        fig, (ax, bx) = subplots(1, 2, figsize=(10.5, 4.0))
         bins = np.linspace(0.0, max(float(width.max()), 1e-9), 31)
         for sel, color, label in ((correct, "#2ca02c", "right"), (~correct, "#d62728", "wrong")):
             if sel.any():
@@ -88,8 +87,8 @@ def plot_uncertainty(result: UncertaintyResult) -> bytes:
 
 def plot_alpha_choice(result: AlphaChoiceResult) -> bytes:
     """Cross-validated and held-out log loss over the α grid, with the three choices."""
-    with _style():
-        fig, ax = _subplots(1, 1, figsize=(7.0, 4.0))
+    with style():
+        fig, ax = subplots(1, 1, figsize=(7.0, 4.0))
         g = result.grid
         ax.plot(g, result.cv_log_loss, "o-", ms=3, color="#1f77b4", label="GridSearchCV (CV)")
         ax.fill_between(
@@ -117,8 +116,8 @@ def plot_temperature(result: TemperatureResult) -> bytes:
     """Reliability of the posterior mean at τ = 1 and at the learned τ, and of the better
     calibrated refit: held-out accuracy against mean confidence in equal-mass bins."""
     colors = ["#d62728", "#2ca02c", "#1f77b4", "#7f7f7f"]
-    with _style():
-        fig, ax = _subplots(1, 1, figsize=(6.0, 4.2))
+    with style():
+        fig, ax = subplots(1, 1, figsize=(6.0, 4.2))
         ax.plot([0, 1], [0, 1], color="#999999", lw=1, ls="--", label="calibrated")
         for (name, rel), color in zip(result.reliability.items(), colors, strict=False):
             ece = result.table.loc[name, "ece"]

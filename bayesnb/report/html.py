@@ -16,7 +16,7 @@ from numbers import Real
 import numpy as np
 import pandas as pd
 
-__all__ = ["Block", "Figure", "Section", "render", "table_html"]
+__all__ = ["Block", "Figure", "Section", "render", "result_block", "table_html"]
 
 
 @dataclass
@@ -48,6 +48,20 @@ class Section:
     title: str
     intro: str
     blocks: list[Block] = field(default_factory=list)
+
+
+def result_block(draw, x, tables=(), figures=(), notes=(), title: str | None = None) -> Block:
+    """The block of a section result ``x``: its reading, ``tables``, ``figures`` and ``notes``.
+
+    ``figures`` are ``(name, plot, caption)``, drawn as ``draw(plot, x)`` (the builder's, which
+    records a broken figure); the title is the study's label unless given. A result that
+    ``skipped`` its study shows its reading (the reason) only.
+    """
+    label = x.study.label if title is None else title
+    if getattr(x, "skipped", None):
+        return Block(label, x.reading)
+    drawn = [Figure(name, draw(plot, x), caption) for name, plot, caption in figures]
+    return Block(label, x.reading, list(tables), drawn, list(notes))
 
 
 _CSS = """

@@ -1,8 +1,8 @@
 """Report layout: computed section results -> the page's sections (text, tables, figures).
 
 Each function takes the :class:`~bayesnb.report.builder.ReportBuilder` whose results it lays
-out (``self``: they were its methods) and draws the figures through its ``_draw``, which
-records a broken figure instead of raising. The sections families contribute lay themselves
+out (``self``) and draws the figures through its ``_draw``, which records a broken figure
+instead of raising. The sections families contribute lay themselves
 out (:attr:`bayesnb.report.extension.FamilySection.layout`), after the generic ones.
 """
 
@@ -12,7 +12,7 @@ import pandas as pd
 
 import bayesnb.report.figures as F
 import bayesnb.report.sections as S
-from bayesnb.report.html import Block, Figure, Section
+from bayesnb.report.html import Block, Section, result_block
 from bayesnb.report.layout_crossval import (
     alpha_choice_section,
     crossval_headlines,
@@ -25,65 +25,47 @@ __all__ = ["estimates_section", "overview", "page", "sampler_section"]
 
 
 def page(self) -> list[Section]:
-    r = self.results
+    """Every section of the page, in order, from the results of the builder ``self``."""
+    r, draw = self.results, self._draw
     out = [overview(self)]
     if "saved" in r:
-        out.append(
-            Section(
-                "saved-model",
-                "The saved model",
-                "The fitted model read from the file, scored on the data given with it.",
-                [Block(x.study.source, x.reading, [("", x.table)]) for x in r["saved"]],
-            )
-        )
+        blocks = [result_block(draw, x, [("", x.table)], title=x.study.source) for x in r["saved"]]
+        intro = "The fitted model read from the file, scored on the data given with it."
+        out.append(Section("saved-model", "The saved model", intro, blocks))
     if "data" in r:
-        data = r["data"][0]
-        figure = self._draw(F.plot_data_summary, data)
-        block = Block(
-            "",
-            data.reading,
-            [("One row per data set", data.table)],
-            [Figure("data", figure, "Class sizes and lengths.")],
-        )
+        x = r["data"][0]
+        tables = [("One row per data set", x.table)]
+        figures = [("data", F.plot_data_summary, "Class sizes and lengths.")]
         intro = (
             "What the models are fitted on: every data set is split once, stratified by "
             "class, into the same training and test documents for every section."
         )
-        out.append(Section("data", "Data", intro, [block]))
+        out.append(
+            Section("data", "Data", intro, [result_block(draw, x, tables, figures, title="")])
+        )
     out.append(estimates_section(self))
     out += [s for s in (loo_check_section(self), uncertainty_section(self)) if s is not None]
     if "parameters" in r:
-        p = r["parameters"][0]
-        out.append(
-            Section(
-                "parameters",
-                "Parameters",
-                "One prior, four estimates: the MLE, the MAP under Dirichlet(2) (add-one), the "
-                "posterior mean under Dirichlet(α), and exact draws from the conjugate "
-                "posterior.",
-                [
-                    Block(
-                        p.study.label,
-                        p.reading,
-                        figures=[
-                            Figure(
-                                "forest",
-                                self._draw(F.plot_forest, p),
-                                "ArviZ forest plot (az.plot_forest) of the most "
-                                "class-specific probabilities; log scale.",
-                            ),
-                            Figure(
-                                "shrinkage",
-                                self._draw(F.plot_shrinkage, p),
-                                "Every (class, feature) pair: the posterior mean expressed "
-                                "as a count, against its training count (the MLE is the "
-                                "diagonal).",
-                            ),
-                        ],
-                    )
-                ],
-            )
+        figures = [
+            (
+                "forest",
+                F.plot_forest,
+                "ArviZ forest plot (az.plot_forest) of the most class-specific probabilities; "
+                "log scale.",
+            ),
+            (
+                "shrinkage",
+                F.plot_shrinkage,
+                "Every (class, feature) pair: the posterior mean expressed as a count, against "
+                "its training count (the MLE is the diagonal).",
+            ),
+        ]
+        intro = (
+            "One prior, four estimates: the MLE, the MAP under Dirichlet(2) (add-one), the "
+            "posterior mean under Dirichlet(α), and exact draws from the conjugate posterior."
         )
+        block = result_block(draw, r["parameters"][0], figures=figures)
+        out.append(Section("parameters", "Parameters", intro, [block]))
     if "informative" in r:
         x = r["informative"][0]
         perc = round(100 * x.ci_prob)
@@ -91,39 +73,25 @@ def page(self) -> list[Section]:
             ["class", "versus", "rank", "feature", "mean", "sd", f"eti{perc}_lb",
              f"eti{perc}_ub", "count", "count_versus"]
         ].rename(columns={"count_versus": "count (versus)"})  # fmt: skip
-        out.append(
-            Section(
-                "informative",
-                "Most informative features",
-                "bayesnb.most_informative_features: the posterior log-odds ratio "
-                "log(φ_a / φ_b) of a feature between two classes, with its exact mean "
-                "(digamma differences) and an equal-tailed credible interval from exact "
-                "posterior draws, for each class against the class its held-out documents "
-                "are most often mistaken for.",
-                [
-                    Block(
-                        x.study.label,
-                        x.reading,
-                        [("Top 5 features of each pair", shown.set_index("class"))],
-                        [
-                            Figure(
-                                f"informative-{x.study.data.name}",
-                                self._draw(F.plot_informative, x),
-                                "Posterior mean (dot) and "
-                                f"{perc}% equal-tailed interval (line) of log(φ_a / φ_b); "
-                                "orange: features never seen in the rival class.",
-                            )
-                        ],
-                    )
-                ],
-            )
+        tables = [("Top 5 features of each pair", shown.set_index("class"))]
+        caption = (
+            f"Posterior mean (dot) and {perc}% equal-tailed interval (line) of log(φ_a / φ_b); "
+            "orange: features never seen in the rival class."
         )
+        figures = [(f"informative-{x.study.data.name}", F.plot_informative, caption)]
+        intro = (
+            "bayesnb.most_informative_features: the posterior log-odds ratio log(φ_a / φ_b) of "
+            "a feature between two classes, with its exact mean (digamma differences) and an "
+            "equal-tailed credible interval from exact posterior draws, for each class against "
+            "the class its held-out documents are most often mistaken for."
+        )
+        block = result_block(draw, x, tables, figures)
+        out.append(Section("informative", "Most informative features", intro, [block]))
     if "smoothing" in r:
-        sm = r["smoothing"][0]
-        table = sm.deleted.set_index("r")[["pairs", "held_out", "mle", "laplace", "evidence"]]
+        x = r["smoothing"][0]
+        table = x.deleted.set_index("r")[["pairs", "held_out", "mle", "laplace", "evidence"]]
         table = table.rename(
             columns={
-                "pairs": "pairs",
                 "held_out": "held out",
                 "mle": "MLE",
                 "laplace": "add-one",
@@ -132,121 +100,73 @@ def page(self) -> list[Section]:
         )
         table.index = [
             f"{int(a)}" if b - a == 1 else f"{int(a)}–{int(b) - 1}"
-            for a, b in zip(sm.deleted["lo"], sm.deleted["hi"], strict=True)
+            for a, b in zip(x.deleted["lo"], x.deleted["hi"], strict=True)
         ]
         table.index.name = "count r"
-        out.append(
-            Section(
-                "smoothing",
-                "Smoothing diagnostics",
-                "Deleted (held-out) estimation: how often does a (class, feature) pair seen "
-                "r times in one half of the training data occur in the other half? An "
-                "estimate is good if it predicts that.",
-                [
-                    Block(
-                        sm.study.label,
-                        sm.reading,
-                        [("Average count in the other half, by count r", table.head(16))],
-                        [
-                            Figure(
-                                "smoothing",
-                                self._draw(F.plot_deleted_estimation, sm),
-                                "Left: held-out counts against r, with each estimate's "
-                                "prediction. Right: log evidence over α, its maximum and "
-                                "the cross-validated α.",
-                            )
-                        ],
-                    )
-                ],
-            )
+        tables = [("Average count in the other half, by count r", table.head(16))]
+        caption = (
+            "Left: held-out counts against r, with each estimate's prediction. Right: log "
+            "evidence over α, its maximum and the cross-validated α."
         )
-    if (section := alpha_choice_section(self)) is not None:
-        out.append(section)
-    if (section := temperature_section(self)) is not None:
-        out.append(section)
+        intro = (
+            "Deleted (held-out) estimation: how often does a (class, feature) pair seen r times "
+            "in one half of the training data occur in the other half? An estimate is good if "
+            "it predicts that."
+        )
+        block = result_block(draw, x, tables, [("smoothing", F.plot_deleted_estimation, caption)])
+        out.append(Section("smoothing", "Smoothing diagnostics", intro, [block]))
+    out += [s for s in (alpha_choice_section(self), temperature_section(self)) if s is not None]
     if "sampler" in r:
         out.append(sampler_section(self, r["sampler"][0]))
     if "ppc" in r:
-        out.append(
-            Section(
-                "ppc",
-                "Posterior predictive checks",
-                "Documents generated by the fitted model (est.sample) against the real "
-                "training documents.",
-                [
-                    Block(
-                        x.study.label,
-                        x.reading,
-                        figures=[
-                            Figure(
-                                f"ppc-{x.study.data.name}",
-                                self._draw(F.plot_ppc, x),
-                                "Real (dark) and generated (pink) documents.",
-                            )
-                        ],
-                    )
-                    for x in r["ppc"]
-                ],
-            )
+        caption = "Real (dark) and generated (pink) documents."
+        blocks = [
+            result_block(draw, x, figures=[(f"ppc-{x.study.data.name}", F.plot_ppc, caption)])
+            for x in r["ppc"]
+        ]
+        intro = (
+            "Documents generated by the fitted model (est.sample) against the real training "
+            "documents."
         )
+        out.append(Section("ppc", "Posterior predictive checks", intro, blocks))
     if "events" in r:
+        columns = {
+            "lpd_per_doc": "log p(y|x) / doc",
+            "diff_to_best": "gap to best",
+            "diff_se": "paired SE",
+            "alpha": "α",
+        }
+        caption = (
+            "Held-out label log density per document; blue: α by maximum evidence, grey: α = 1."
+        )
         blocks = []
         for x in r["events"]:
-            t = x.table[
-                ["alpha", "accuracy", "lpd_per_doc", "se", "diff_to_best", "diff_se"]
-            ].rename(
-                columns={
-                    "lpd_per_doc": "log p(y|x) / doc",
-                    "diff_to_best": "gap to best",
-                    "diff_se": "paired SE",
-                    "alpha": "α",
-                }
-            )
-            blocks.append(
-                Block(
-                    x.data.name,
-                    x.reading,
-                    [("Held-out labels, full-Bayes scoring", t)],
-                    [
-                        Figure(
-                            f"events-{x.data.name}",
-                            self._draw(F.plot_event_models, x),
-                            "Held-out label log density per document; blue: α by maximum "
-                            "evidence, grey: α = 1.",
-                        )
-                    ],
-                )
-            )
-        out.append(
-            Section(
-                "events",
-                "Event models compared",
-                "The same documents seen as binary presence (Bernoulli), token counts "
-                "(multinomial) or values per feature (categorical).",
-                blocks,
-            )
+            t = x.table[["alpha", "accuracy", "lpd_per_doc", "se", "diff_to_best", "diff_se"]]
+            tables = [("Held-out labels, full-Bayes scoring", t.rename(columns=columns))]
+            figures = [(f"events-{x.data.name}", F.plot_event_models, caption)]
+            blocks.append(result_block(draw, x, tables, figures, title=x.data.name))
+        intro = (
+            "The same documents seen as binary presence (Bernoulli), token counts "
+            "(multinomial) or values per feature (categorical)."
         )
-    for fs in self.family_sections:
-        if fs.key in r:
-            out.append(fs.layout(r[fs.key], self._draw))
-    if self.failures:
-        out.append(
-            Section(
-                "failures",
-                "Sections or figures that could not be computed",
-                "These parts of the report are missing; the error of each is below.",
-                [Block("", "", notes=self.failures)],
-            )
-        )
-    if self.warnings:
-        out.append(
-            Section(
-                "warnings",
-                "Warnings raised while building",
-                "Shown so nothing is hidden; the sections above discuss the ones that matter.",
-                [Block("", "", notes=self.warnings[:30])],
-            )
-        )
+        out.append(Section("events", "Event models compared", intro, blocks))
+    out += [fs.layout(r[fs.key], draw) for fs in self.family_sections if fs.key in r]
+    for sid, title, intro, notes in (
+        (
+            "failures",
+            "Sections or figures that could not be computed",
+            "These parts of the report are missing; the error of each is below.",
+            self.failures,
+        ),
+        (
+            "warnings",
+            "Warnings raised while building",
+            "Shown so nothing is hidden; the sections above discuss the ones that matter.",
+            self.warnings[:30],
+        ),
+    ):
+        if notes:
+            out.append(Section(sid, title, intro, [Block("", "", notes=notes)]))
     return out
 
 
@@ -341,6 +261,7 @@ def overview(self) -> Section:
 
 
 def estimates_section(self) -> Section:
+    """The estimates of every study side by side: the metrics table and reliability diagrams."""
     blocks = []
     cols = {
         "accuracy": "accuracy",
@@ -359,38 +280,23 @@ def estimates_section(self) -> Section:
         t = x.table[list(shown)].rename(columns=shown)
         t.index = [S.ESTIMATE_LABELS.get(i, i) for i in t.index]
         t.index.name = "estimate"
-        slug = f"{x.study.data.name}-{x.study.model}"
-        blocks.append(
-            Block(
-                x.study.label,
-                x.reading,
-                [
-                    (
-                        f"bayesnb.compare on {len(x.y_test)} held-out documents. {x.priors} "
-                        "p(y) = 0: documents whose true label gets probability 0. ELPD-LOO: "
-                        f"leave-one-out log density of the {x.n_train} training labels "
-                        "(sum) under each estimate, exact for the closed-form estimates "
-                        "(each document scored by that estimate fitted without it; a learned "
-                        "α held at its value on all of them)"
-                        + (
-                            "; PSIS-LOO where a model cannot subtract statistics, bad k: "
-                            "documents with Pareto k above the threshold."
-                            if psis
-                            else "."
-                        ),
-                        t,
-                    )
-                ],
-                [
-                    Figure(
-                        f"reliability-{slug}",
-                        self._draw(F.plot_reliability, x),
-                        "Reliability diagrams: points below the dashed line are over-confident.",
-                    )
-                ],
-                notes=x.notes[:3],
+        caption = (
+            f"bayesnb.compare on {len(x.y_test)} held-out documents. {x.priors} p(y) = 0: "
+            "documents whose true label gets probability 0. ELPD-LOO: leave-one-out log "
+            f"density of the {x.n_train} training labels (sum) under each estimate, exact for "
+            "the closed-form estimates (each document scored by that estimate fitted without "
+            "it; a learned α held at its value on all of them)"
+            + (
+                "; PSIS-LOO where a model cannot subtract statistics, bad k: documents with "
+                "Pareto k above the threshold."
+                if psis
+                else "."
             )
         )
+        name = f"reliability-{x.study.data.name}-{x.study.model}"
+        figure = "Reliability diagrams: points below the dashed line are over-confident."
+        figures = [(name, F.plot_reliability, figure)]
+        blocks.append(result_block(self._draw, x, [(caption, t)], figures, x.notes[:3]))
     return Section(
         "estimates",
         "Estimates side by side",
@@ -404,10 +310,10 @@ def estimates_section(self) -> Section:
 
 
 def sampler_section(self, x: S.SamplerResult) -> Section:
+    """NUTS against the exact posterior: the run, the agreement, az.summary, the rank plot."""
+    title = "Sampler diagnostics (NUTS)"
     if not x.ok:
-        return Section(
-            "sampler", "Sampler diagnostics (NUTS)", "", [Block(x.study.label, x.reading)]
-        )
+        return Section("sampler", title, "", [Block(x.study.label, x.reading)])
     summary = x.summary
     shown = pd.concat(
         [
@@ -436,34 +342,19 @@ def sampler_section(self, x: S.SamplerResult) -> Section:
             }
         }
     )
-    return Section(
-        "sampler",
-        "Sampler diagnostics (NUTS)",
-        "The same model declared in PyMC and sampled with NUTS, checked against the exact "
-        "conjugate posterior, which bayesnb computes in closed form.",
-        [
-            Block(
-                x.study.label,
-                x.reading,
-                [
-                    ("Run", stats),
-                    ("Agreement with the exact posterior", x.agreement),
-                    (
-                        "az.summary: class prior and the 8 parameters with the largest R-hat",
-                        shown,
-                    ),
-                ],
-                [
-                    Figure(
-                        "rank",
-                        self._draw(F.plot_rank, x),
-                        "ArviZ rank plot (az.plot_rank): fractional-rank ECDF of each chain "
-                        "minus the uniform, for the 4 parameters with the largest R-hat. "
-                        "They are the worst of many, so small p-values are expected by "
-                        "selection alone.",
-                    )
-                ],
-                notes=x.warnings,
-            )
-        ],
+    tables = [
+        ("Run", stats),
+        ("Agreement with the exact posterior", x.agreement),
+        ("az.summary: class prior and the 8 parameters with the largest R-hat", shown),
+    ]
+    caption = (
+        "ArviZ rank plot (az.plot_rank): fractional-rank ECDF of each chain minus the uniform, "
+        "for the 4 parameters with the largest R-hat. They are the worst of many, so small "
+        "p-values are expected by selection alone."
     )
+    intro = (
+        "The same model declared in PyMC and sampled with NUTS, checked against the exact "
+        "conjugate posterior, which bayesnb computes in closed form."
+    )
+    block = result_block(self._draw, x, tables, [("rank", F.plot_rank, caption)], x.warnings)
+    return Section("sampler", title, intro, [block])

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 import bayesnb.report.figures_crossval as F
-from bayesnb.report.html import Block, Figure, Section
+from bayesnb.report.html import Section, result_block
 from bayesnb.report.sections.common import fmt
 
 __all__ = [
@@ -22,13 +22,10 @@ __all__ = [
 
 
 def _section(self, x, sid: str, title: str, intro: str, tables, plot, caption: str) -> Section:
-    """One section of one study; a skipped study shows its reason only."""
-    if x.skipped:
-        blocks = [Block(x.study.label, x.reading)]
-    else:
-        figure = Figure(f"{sid}-{x.study.data.name}", self._draw(plot, x), caption)
-        blocks = [Block(x.study.label, x.reading, tables(x), [figure])]
-    return Section(sid, title, intro, blocks)
+    """One section of one study (``tables(x)`` and one figure); a skipped study shows its reason."""
+    figures = [(f"{sid}-{x.study.data.name}", plot, caption)]
+    tables = () if x.skipped else tables(x)
+    return Section(sid, title, intro, [result_block(self._draw, x, tables, figures)])
 
 
 def _loo_tables(x) -> list:

@@ -41,13 +41,13 @@ _STYLE = {
 
 
 @contextmanager
-def _style():
+def style():
     """The report's matplotlib style, for the figures drawn inside."""
     with plt.rc_context(_STYLE):
         yield
 
 
-def _subplots(nrows: int = 1, ncols: int = 1, **kwargs):
+def subplots(nrows: int = 1, ncols: int = 1, **kwargs):
     """A figure outside pyplot (no backend, no global state: safe in any session)."""
     fig = Figure(figsize=kwargs.pop("figsize", None), layout="constrained")
     return fig, fig.subplots(nrows, ncols, **kwargs)
@@ -66,7 +66,3 @@ def to_png(fig, dpi: int = DPI) -> bytes:
     )
     plt.close(fig)
     return buf.getvalue()
-
-
-# Public names for the sections families contribute.
-style, subplots = _style, _subplots

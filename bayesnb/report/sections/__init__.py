@@ -6,103 +6,31 @@ holding the numbers the figures and the text are made from, so a section can be 
 tested or re-plotted without re-running it. Each result has a ``reading``: one paragraph of
 plain language generated from its numbers.
 
-One module per group of sections: :mod:`~bayesnb.report.sections.scores` (data, estimates,
-a saved model), :mod:`~bayesnb.report.sections.params` (parameters, smoothing, informative
-features), :mod:`~bayesnb.report.sections.mcmc` (NUTS against the exact posterior),
-:mod:`~bayesnb.report.sections.predictive` (posterior predictive checks, event models),
-:mod:`~bayesnb.report.sections.crossval` (exact LOO against PSIS-LOO, predictive uncertainty,
-the smoothing α chosen three ways), :mod:`~bayesnb.report.sections.calibration` (the
-likelihood temperature against calibration by refits), and
-the helpers they share in :mod:`~bayesnb.report.sections.common`. The sections a family
-contributes (baselines, Poisson against multinomial, burstiness, GDA) live in that family's
-folder (``bayesnb/families/<name>/studies.py``).
+One module per group of sections (each says which), the helpers they share in
+:mod:`~bayesnb.report.sections.common`; the sections a family contributes live in its folder
+(``bayesnb/families/<name>/studies.py``).
 """
 
 from __future__ import annotations
 
-from bayesnb.report.sections.calibration import TemperatureResult, temperature
-from bayesnb.report.sections.common import (
-    ESTIMATE_LABELS,
-    GDA_MAP_PRIOR,
-    MAP_PRIOR,
-    fmt,
-    split_xy,
-    words,
-)
-from bayesnb.report.sections.crossval import (
-    AlphaChoiceResult,
-    LOOCheckResult,
-    UncertaintyResult,
-    alpha_choice,
-    loo_check,
-    predictive_uncertainty,
-)
-from bayesnb.report.sections.mcmc import SamplerResult, discriminative_features, sampler
-from bayesnb.report.sections.params import (
-    InformativeResult,
-    ParameterResult,
-    SmoothingResult,
-    deleted_estimation,
-    informative,
-    parameters,
-    smoothing,
-    smoothing_headline,
-)
-from bayesnb.report.sections.predictive import (
-    EventModelResult,
-    PPCResult,
-    event_models,
-    posterior_predictive,
-)
-from bayesnb.report.sections.scores import (
-    DataSummary,
-    EstimateResult,
-    SavedModelResult,
-    best_estimate,
-    data_summary,
-    estimates,
-    overconfidence,
-    reliability,
-    saved_model,
-)
+import bayesnb.report.sections.calibration as calibration
+import bayesnb.report.sections.common as common
+import bayesnb.report.sections.crossval as crossval
+import bayesnb.report.sections.mcmc as mcmc
+import bayesnb.report.sections.params as params
+import bayesnb.report.sections.predictive as predictive
+import bayesnb.report.sections.scores as scores
+from bayesnb.report.sections.calibration import *  # noqa: F403
+from bayesnb.report.sections.common import *  # noqa: F403
+from bayesnb.report.sections.crossval import *  # noqa: F403
+from bayesnb.report.sections.mcmc import *  # noqa: F403
+from bayesnb.report.sections.params import *  # noqa: F403
+from bayesnb.report.sections.predictive import *  # noqa: F403
+from bayesnb.report.sections.scores import *  # noqa: F403
 
-__all__ = [
-    "ESTIMATE_LABELS",
-    "GDA_MAP_PRIOR",
-    "MAP_PRIOR",
-    "AlphaChoiceResult",
-    "DataSummary",
-    "EstimateResult",
-    "EventModelResult",
-    "InformativeResult",
-    "LOOCheckResult",
-    "PPCResult",
-    "ParameterResult",
-    "SamplerResult",
-    "SavedModelResult",
-    "SmoothingResult",
-    "TemperatureResult",
-    "UncertaintyResult",
-    "alpha_choice",
-    "best_estimate",
-    "data_summary",
-    "deleted_estimation",
-    "discriminative_features",
-    "estimates",
-    "event_models",
-    "fmt",
-    "informative",
-    "loo_check",
-    "overconfidence",
-    "parameters",
-    "posterior_predictive",
-    "predictive_uncertainty",
-    "reliability",
-    "sampler",
-    "saved_model",
-    "smoothing",
-    "smoothing_headline",
-    "split_xy",
-    "temperature",
-    "words",
-]
+# Every submodule's public names, each listed once, in its own module.
+__all__ = sorted(
+    name
+    for module in (calibration, common, crossval, mcmc, params, predictive, scores)
+    for name in module.__all__
+)

@@ -25,7 +25,7 @@ from bayesnb.report.data import Study
 from bayesnb.report.sections.common import ESTIMATE_LABELS, fmt, map_prior, split_xy, words
 from bayesnb.report.sections.scores import reliability
 
-__all__ = ["TemperatureResult", "temperature"]
+__all__ = ["TemperatureResult", "calibrated_nb", "temperature"]
 
 _CALIBRATED = ("sigmoid", "isotonic")
 
@@ -42,11 +42,13 @@ class TemperatureResult:
     skipped: str | None = None
 
 
-def _calibrated(study: Study, method: str):
+def calibrated_nb(method: str, continuous: bool = False):
+    """scikit-learn's calibration by refits: ``CalibratedClassifierCV`` (``method``, ``cv=5``)
+    of its naive Bayes, GaussianNB on continuous data, MultinomialNB on counts."""
     from sklearn.calibration import CalibratedClassifierCV
     from sklearn.naive_bayes import GaussianNB, MultinomialNB
 
-    base = GaussianNB() if study.report.continuous else MultinomialNB()
+    base = GaussianNB() if continuous else MultinomialNB()
     return CalibratedClassifierCV(base, method=method, cv=5)
 
 
@@ -59,7 +61,10 @@ def temperature(study: Study) -> TemperatureResult:
             label = f"{ESTIMATE_LABELS[name]}, τ {'learned' if tau == 'loo' else '= 1'}"
             fits[label] = (clone(est).set_params(temperature=tau), name)
     for method in _CALIBRATED:
-        fits[f"CalibratedClassifierCV {method}"] = (_calibrated(study, method), None)
+        fits[f"CalibratedClassifierCV {method}"] = (
+            calibrated_nb(method, study.report.continuous),
+            None,
+        )
     rows, proba, failed, classes = {}, {}, {}, None
     for label, (est, name) in fits.items():
         try:

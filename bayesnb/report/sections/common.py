@@ -15,6 +15,7 @@ __all__ = [
     "ESTIMATE_LABELS",
     "GDA_MAP_PRIOR",
     "MAP_PRIOR",
+    "equal_count_bins",
     "fmt",
     "map_prior",
     "pct",
@@ -42,7 +43,6 @@ def map_prior(est) -> dict:
     return {k: v for k, v in MAP_PRIOR.items() if k in params}
 
 
-# -- small helpers ---------------------------------------------------------------------------
 def fmt(x: float, digits: int = 3) -> str:
     """A number for prose: −∞ spelled out, otherwise ``digits`` significant digits."""
     if x is None or (isinstance(x, float) and np.isnan(x)):
@@ -59,7 +59,7 @@ def _a(noun: str) -> str:
     return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 
-def _pct(x: float) -> str:
+def pct(x: float) -> str:
     """A share for prose: ``12.3%``."""
     return f"{100 * x:.1f}%"
 
@@ -83,14 +83,25 @@ def split_xy(study: Study):
     return Xtr, data.y_train, Xte, data.y_test
 
 
-def _true_log_proba(est, X, y) -> np.ndarray:
+def equal_count_bins(key: np.ndarray, correct: np.ndarray, n_bins: int):
+    """``(idx, accuracy, se)`` of each of ``n_bins`` bins of (nearly) equal size of the
+    documents sorted by ``key``; ``se`` is the binomial standard error of the accuracy."""
+    order = np.argsort(key, kind="stable")
+    for idx in np.array_split(order, min(n_bins, key.size)):
+        if idx.size:
+            acc = float(correct[idx].mean())
+            # Floored so that a bin at 0% or 100% still shows its uncertainty.
+            yield idx, acc, float(np.sqrt(max(acc * (1 - acc), 0.25 / idx.size) / idx.size))
+
+
+def true_log_proba(est, X, y) -> np.ndarray:
     """log p(y_i | x_i) of every document under a fitted classifier."""
     log_p = est.predict_log_proba(X)
     idx = np.searchsorted(est.classes_, y)
     return log_p[np.arange(len(y)), idx]
 
 
-def _points(x: float) -> str:
+def points(x: float) -> str:
     """A difference of shares in percentage points for prose: ``−1.5``."""
     return f"{100 * x:.1f}".replace("-", "−")
 
@@ -98,7 +109,3 @@ def _points(x: float) -> str:
 def _times(x: float) -> str:
     """A ratio for prose: ``12×``, ``110×``, ``1,100×``."""
     return f"{x:.2g}×" if x < 100 else f"{float(f'{x:.2g}'):,.0f}×"
-
-
-# Public names for the sections families contribute.
-pct, points, true_log_proba = _pct, _points, _true_log_proba

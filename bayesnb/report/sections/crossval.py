@@ -20,7 +20,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
 from bayesnb.families._protocol import Unsupported
 from bayesnb.report.data import Study
-from bayesnb.report.sections.common import _pct, _times, fmt, split_xy, words
+from bayesnb.report.sections.common import _times, equal_count_bins, fmt, pct, split_xy, words
 
 __all__ = [
     "AlphaChoiceResult",
@@ -36,7 +36,6 @@ def _skip_reading(study: Study, what: str, reason: str) -> str:
     return f"{what} is not computed for {study.label}: {reason}."
 
 
-# -- exact leave-one-out against PSIS-LOO ----------------------------------------------------
 @dataclass
 class LOOCheckResult:
     """Exact log p(y_i | x_i, D without i) beside PSIS-LOO's estimate, per training document.
@@ -163,7 +162,7 @@ def _loo_reading(r: LOOCheckResult) -> str:
     if flag.any():
         typical = f_row["mean Δ"]
         parts.append(
-            f"PSIS-LOO flags {int(flag.sum())} of them ({_pct(flag.mean())}) with Pareto k "
+            f"PSIS-LOO flags {int(flag.sum())} of them ({pct(flag.mean())}) with Pareto k "
             f"above {fmt(r.good_k, 2)}, as not to be trusted. How wrong are they really? "
             f"Off by {fmt(f_row['median |Δ|'], 2)} nats at the median, "
             f"{fmt(f_row['mean |Δ|'], 2)} on average and {fmt(f_row['max |Δ|'], 3)} at worst"
@@ -199,7 +198,6 @@ def _loo_reading(r: LOOCheckResult) -> str:
     return " ".join(parts)
 
 
-# -- predictive uncertainty ------------------------------------------------------------------
 @dataclass
 class UncertaintyResult:
     """The interval of p(predicted class | x) over posterior draws, per held-out document.
@@ -230,21 +228,17 @@ class UncertaintyResult:
 
 
 def _width_bins(width: np.ndarray, correct: np.ndarray, mean: np.ndarray, n_bins: int):
-    order = np.argsort(width, kind="stable")
-    rows = []
-    for idx in np.array_split(order, min(n_bins, width.size)):
-        if idx.size:
-            acc = float(correct[idx].mean())
-            rows.append(
-                {
-                    "narrowest": float(width[idx].min()),
-                    "widest": float(width[idx].max()),
-                    "documents": int(idx.size),
-                    "mean p(predicted)": float(mean[idx].mean()),
-                    "accuracy": acc,
-                    "± SE": float(np.sqrt(max(acc * (1 - acc), 0.25 / idx.size) / idx.size)),
-                }
-            )
+    rows = [
+        {
+            "narrowest": float(width[idx].min()),
+            "widest": float(width[idx].max()),
+            "documents": int(idx.size),
+            "mean p(predicted)": float(mean[idx].mean()),
+            "accuracy": acc,
+            "± SE": se,
+        }
+        for idx, acc, se in equal_count_bins(width, correct, n_bins)
+    ]
     return pd.DataFrame(rows)
 
 
@@ -317,7 +311,7 @@ def _uncertainty_reading(r: UncertaintyResult) -> str:
         f"{r.chains} × {r.draws} exact posterior draws. Its median width is "
         f"{fmt(float(np.median(w)), 2)} "
         f"(90% of the {doc}s below {fmt(float(np.quantile(w, 0.9)), 2)}); the model is right on "
-        f"{_pct(r.correct.mean())} of them."
+        f"{pct(r.correct.mean())} of them."
     ]
     if s.loc["wrong", "documents"] and s.loc["right", "documents"]:
         ratio = s.loc["wrong", "mean width"] / s.loc["right", "mean width"]
@@ -333,23 +327,22 @@ def _uncertainty_reading(r: UncertaintyResult) -> str:
     if len(b) >= 2:
         first, last = b.iloc[0], b.iloc[-1]
         parts.append(
-            f"Accuracy goes from {_pct(first['accuracy'])} on the {int(first['documents'])} "
+            f"Accuracy goes from {pct(first['accuracy'])} on the {int(first['documents'])} "
             f"{doc}s with the narrowest intervals (at most {fmt(first['widest'], 2)}) to "
-            f"{_pct(last['accuracy'])} on the {int(last['documents'])} with the widest (from "
+            f"{pct(last['accuracy'])} on the {int(last['documents'])} with the widest (from "
             f"{fmt(last['narrowest'], 2)})."
         )
         if first["accuracy"] < 0.99 and first["widest"] < 0.05:
             parts.append(
                 f"A narrow interval is no guarantee: on the narrowest bin the draws agree on "
                 f"the probability (mean {fmt(first['mean p(predicted)'], 3)}), yet "
-                f"{_pct(1 - first['accuracy'])} of those predictions are wrong. The interval "
+                f"{pct(1 - first['accuracy'])} of those predictions are wrong. The interval "
                 "measures the parameters' uncertainty given the model, not its "
                 "misspecification."
             )
     return " ".join(parts)
 
 
-# -- the smoothing α chosen three ways -------------------------------------------------------
 @dataclass
 class AlphaChoiceResult:
     """α from ``alpha="evidence"``, ``alpha="loo"`` and GridSearchCV on the study's split.
@@ -404,11 +397,16 @@ def alpha_choice(
         return AlphaChoiceResult(study, skipped=reason, reading=_skip_reading(study, what, reason))
     Xtr, ytr, Xte, yte = split_xy(study)
     fits, seconds = {}, {}
+
+    def timed(name: str, est):
+        t0 = time.perf_counter()
+        est.fit(Xtr, ytr)
+        seconds[name] = time.perf_counter() - t0
+        return est
+
     try:
-        for name, alpha in (("evidence", "evidence"), ("loo", "loo")):
-            t0 = time.perf_counter()
-            fits[name] = study.configured(alpha=alpha).fit(Xtr, ytr)
-            seconds[name] = time.perf_counter() - t0
+        for alpha in ("evidence", "loo"):
+            fits[alpha] = timed(alpha, study.configured(alpha=alpha))
     except Unsupported as exc:
         return AlphaChoiceResult(study, skipped=str(exc), reading=_skip_reading(study, what, exc))
     found = [_alpha_value(f) for f in fits.values()]
@@ -417,13 +415,8 @@ def alpha_choice(
     search = GridSearchCV(
         study.configured(), {"alpha": [float(a) for a in grid]}, cv=cv, scoring="neg_log_loss"
     )
-    t0 = time.perf_counter()
-    search.fit(Xtr, ytr)
-    seconds["grid"] = time.perf_counter() - t0
-    fits["grid"] = search.best_estimator_
-    t0 = time.perf_counter()
-    fits["configured"] = study.configured().fit(Xtr, ytr)
-    seconds["configured"] = time.perf_counter() - t0
+    fits["grid"] = timed("grid", search).best_estimator_
+    fits["configured"] = timed("configured", study.configured())
     res = search.cv_results_
     cv_loss = -np.asarray(res["mean_test_score"])
     cv_se = np.asarray(res["std_test_score"]) / np.sqrt(folds)
@@ -474,7 +467,7 @@ def _alpha_reading(r: AlphaChoiceResult) -> str:
     parts.append(
         "On the held-out documents: "
         + "; ".join(
-            f"{name} accuracy {_pct(row['accuracy'])}, log loss {fmt(row['log_loss'])}"
+            f"{name} accuracy {pct(row['accuracy'])}, log loss {fmt(row['log_loss'])}"
             for name, row in t.iterrows()
         )
         + "."

@@ -31,7 +31,6 @@ def discriminative_features(est, k: int) -> np.ndarray:
     return np.sort(np.argsort(score)[::-1][:k])
 
 
-# -- 5. sampler diagnostics ------------------------------------------------------------------
 @dataclass
 class SamplerResult:
     """A small NUTS fit checked against the exact conjugate posterior."""
@@ -76,7 +75,8 @@ def sampler(
 
     from bayesnb.draws import posterior_summary
 
-    result = SamplerResult(study, ok=False, draws=draws, tune=tune, chains=chains)
+    sizes = {"draws": draws, "tune": tune, "chains": chains}
+    result = SamplerResult(study, ok=False, **sizes)
     tree_given = tree is not None
     t0 = time.perf_counter()
     try:
@@ -89,15 +89,7 @@ def sampler(
                 result.features = feats
                 Xs = Xtr[:, feats]
                 est = fit_named(study.configured(), Xs, ytr, study.data.feature_names[feats])
-                tree = est.fit_pymc(
-                    Xs,
-                    ytr,
-                    draws=draws,
-                    tune=tune,
-                    chains=chains,
-                    random_seed=seed,
-                    progressbar=False,
-                )
+                tree = est.fit_pymc(Xs, ytr, random_seed=seed, progressbar=False, **sizes)
             else:
                 est = fitted
                 post = tree["posterior"]
@@ -136,7 +128,7 @@ def sampler(
     for v in var_names:
         post = tree["posterior"][v]
         e_nuts = post.mean(("chain", "draw")).values
-        mcse = _stat_values(az.mcse(tree, var_names=[v]), v)
+        mcse = _stat_array(az.mcse(tree, var_names=[v]), v).values
         e_exact = exact[v].sel(summary="mean").values
         z = np.abs(e_nuts - e_exact) / mcse
         ok = np.isfinite(z)
@@ -167,10 +159,6 @@ def _stat_array(result, name: str) -> xr.DataArray:
         node = result["posterior"] if "posterior" in result.children else result
         return node[name]
     return result[name]
-
-
-def _stat_values(result, name: str) -> np.ndarray:
-    return _stat_array(result, name).values
 
 
 def _worst_params(per_param, k: int) -> xr.DataTree:

@@ -21,9 +21,9 @@ from bayesnb.report.data import Study, fit_named
 from bayesnb.report.extension import report_of
 from bayesnb.report.sections.common import (
     MAP_PRIOR,
-    _pct,
     _times,
     fmt,
+    pct,
     split_xy,
     words,
 )
@@ -40,13 +40,6 @@ __all__ = [
 ]
 
 
-def _posterior_mean_tables(est) -> tuple[np.ndarray, np.ndarray]:
-    """(π, θ) of the posterior mean: θ is (K, V) or, for the categorical model, (K, V, W)."""
-    tree = est.point_estimate("mean")
-    post = tree["posterior"]
-    return post["class_prior"].values[0, 0], post["feature_prob"].values[0, 0]
-
-
 def _lift(est, min_count: float = 10.0) -> np.ndarray:
     """log(θ_cj / θ̄_j) under the posterior mean, for pairs seen at least ``min_count`` times.
 
@@ -54,7 +47,8 @@ def _lift(est, min_count: float = 10.0) -> np.ndarray:
     ratio is mostly noise. When a class has no pair that frequent, the threshold drops to its
     most frequent feature's count.
     """
-    pi, theta = _posterior_mean_tables(est)
+    post = est.point_estimate("mean")["posterior"]
+    pi, theta = post["class_prior"].values[0, 0], post["feature_prob"].values[0, 0]
     counts = np.asarray(est.feature_count_)
     if theta.ndim == 3:  # categorical: probability of a non-zero value
         theta = 1.0 - theta[..., 0]
@@ -65,7 +59,6 @@ def _lift(est, min_count: float = 10.0) -> np.ndarray:
     return np.where(counts >= floor, lift, -np.inf)
 
 
-# -- 3. parameters: forest and shrinkage -----------------------------------------------------
 @dataclass
 class ParameterResult:
     """Estimates of the most discriminative (class, feature) probabilities, and shrinkage."""
@@ -128,21 +121,15 @@ def parameters(
     classes = [str(c) for c in mean_est.classes_]
     labels = [f"{classes[c]}: {names[j]}" for c, j in chosen]
     map_est = fit_named(study.configured(estimate="map", **MAP_PRIOR), Xtr, ytr, names)
-    trees = {
-        "MLE": _pair_tree(mean_est.point_estimate("mle", features=feats), pairs, labels, draws),
-        "MAP (α = 2)": _pair_tree(
-            map_est.point_estimate("map", features=feats), pairs, labels, draws
-        ),
-        "posterior mean": _pair_tree(
-            mean_est.point_estimate("mean", features=feats), pairs, labels, draws
-        ),
-        "posterior (exact draws)": _pair_tree(
-            mean_est.sample_posterior(draws=draws, chains=1, random_seed=seed, features=feats),
-            pairs,
-            labels,
-            draws,
+    posteriors = {
+        "MLE": mean_est.point_estimate("mle", features=feats),
+        "MAP (α = 2)": map_est.point_estimate("map", features=feats),
+        "posterior mean": mean_est.point_estimate("mean", features=feats),
+        "posterior (exact draws)": mean_est.sample_posterior(
+            draws=draws, chains=1, random_seed=seed, features=feats
         ),
     }
+    trees = {k: _pair_tree(tree, pairs, labels, draws) for k, tree in posteriors.items()}
     ev = fit_named(study.configured(estimate="mean", alpha="evidence"), Xtr, ytr, names)
     shrink = _shrinkage(mean_est, ev)
     alpha = float(np.mean(mean_est.alpha_))
@@ -209,14 +196,13 @@ def _parameters_reading(r: ParameterResult, est) -> str:
         ratio_ev = float(np.median(big["evidence"] / big["mle"]))
         parts.append(
             f"The price is paid by the frequent {feature}s: for pairs seen 10 times or more the "
-            f"posterior mean at α = {fmt(alpha)} keeps a median {_pct(ratio)} of the MLE "
-            f"({_pct(ratio_ev)} at the evidence α), the probability mass it moved to unseen "
+            f"posterior mean at α = {fmt(alpha)} keeps a median {pct(ratio)} of the MLE "
+            f"({pct(ratio_ev)} at the evidence α), the probability mass it moved to unseen "
             "pairs."
         )
     return " ".join(parts)
 
 
-# -- 4. smoothing diagnostics ----------------------------------------------------------------
 @dataclass
 class SmoothingResult:
     """Deleted estimation (held-out counts by training count) and the evidence over α."""
@@ -275,7 +261,7 @@ def deleted_estimation(
         (counts_a, totals_a, counts_b, totals_b, alpha_a),
         (counts_b, totals_b, counts_a, totals_a, alpha_b),
     ]
-    r_all, obs_all, lap_all, ev_all = [], [], [], []
+    parts = []
     for c1, n1, c2, n2, alpha in directions:
         ok = (n1 > 0) & (n2 > 0)
         n1, n2 = n1[ok][:, None], n2[ok][:, None]
@@ -283,12 +269,8 @@ def deleted_estimation(
         obs = c2[ok] * (n1 / n2)
         lap = (r + laplace) * n1 / (n1 + n_categories * laplace)
         ev = (r + alpha) * n1 / (n1 + n_categories * alpha)
-        r_all.append(r.ravel())
-        obs_all.append(obs.ravel())
-        lap_all.append(np.broadcast_to(lap, r.shape).ravel())
-        ev_all.append(np.broadcast_to(ev, r.shape).ravel())
-    r, obs = np.concatenate(r_all), np.concatenate(obs_all)
-    lap, ev = np.concatenate(lap_all), np.concatenate(ev_all)
+        parts.append([a.ravel() for a in np.broadcast_arrays(r, obs, lap, ev)])
+    r, obs, lap, ev = (np.concatenate(a) for a in zip(*parts, strict=True))
     r_int = np.floor(r + 1e-9).astype(np.int64)
     for lo, hi in _r_bins(int(r_int.max())):
         sel = (r_int >= lo) & (r_int < hi)
@@ -316,11 +298,7 @@ def smoothing(
     half_a, half_b = next(
         StratifiedKFold(2, shuffle=True, random_state=seed).split(np.zeros(len(ytr)), ytr)
     )
-    fits = []
-    for half in (half_a, half_b):
-        est = study.configured(alpha="evidence").fit(Xtr[half], ytr[half])
-        fits.append(est)
-    a, b = fits
+    a, b = (study.configured(alpha="evidence").fit(Xtr[h], ytr[h]) for h in (half_a, half_b))
     # Add-one smooths a word distribution over the V words, a presence over 2 outcomes.
     n_cat = Xtr.shape[1] if study.report.tokens else 2
     deleted = deleted_estimation(
@@ -393,8 +371,8 @@ def _smoothing_reading(r: SmoothingResult, full) -> str:
         ev = np.average(common["evidence"] / common["held_out"], weights=w)
         mle = np.average(common["mle"] / common["held_out"], weights=w)
         parts.append(
-            f"For pairs seen 10 times or more, add-one predicts {_pct(lap)} of the held-out count "
-            f"(MLE {_pct(mle)}, evidence α {_pct(ev)}): what add-one gives the unseen it takes "
+            f"For pairs seen 10 times or more, add-one predicts {pct(lap)} of the held-out count "
+            f"(MLE {pct(mle)}, evidence α {pct(ev)}): what add-one gives the unseen it takes "
             "from the common."
         )
     i1 = int(np.argmin(np.abs(np.log(r.alphas) - 0.0)))
@@ -438,7 +416,6 @@ def smoothing_headline(r: SmoothingResult) -> str:
     return text + "."
 
 
-# -- most informative features ----------------------------------------------------------------
 @dataclass
 class InformativeResult:
     """Posterior log-odds ratios of the top features of each class against its nearest rival."""
@@ -507,7 +484,7 @@ def _informative_reading(r: InformativeResult) -> str:
     width = t[ub] - t[lb]
     if 0 < unseen < 1:
         parts.append(
-            f"{_pct(unseen)} of the {feature}s shown never occur in the rival class in "
+            f"{pct(unseen)} of the {feature}s shown never occur in the rival class in "
             "training: their ratio only the prior bounds, so their intervals are the widest "
             f"(median width {float(width[t['count_versus'] == 0].median()):.2f} nats, against "
             f"{float(width[t['count_versus'] > 0].median()):.2f} for {feature}s seen in both) "

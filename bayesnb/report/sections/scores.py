@@ -21,11 +21,12 @@ from bayesnb.report.data import Dataset, Study, row_lengths
 from bayesnb.report.sections.common import (
     ESTIMATE_LABELS,
     _a,
-    _pct,
-    _true_log_proba,
+    equal_count_bins,
     fmt,
     map_prior,
+    pct,
     split_xy,
+    true_log_proba,
     words,
 )
 
@@ -42,7 +43,6 @@ __all__ = [
 ]
 
 
-# -- 1. data summary -------------------------------------------------------------------------
 @dataclass
 class DataSummary:
     """Sizes, balance, sparsity and document lengths of every data set."""
@@ -77,7 +77,7 @@ def data_summary(datasets: Sequence[Dataset]) -> DataSummary:
         text = (
             f"{d.name}: {n} {doc}s in {classes.size} classes "
             f"({counts.min()}–{counts.max()} each; always guessing the largest class, "
-            f"{classes[counts.argmax()]}, is right {_pct(majority)} of the time), "
+            f"{classes[counts.argmax()]}, is right {pct(majority)} of the time), "
             f"{v} {feature}s"
         )
         if d.discrete:
@@ -86,7 +86,7 @@ def data_summary(datasets: Sequence[Dataset]) -> DataSummary:
             row["median length"] = float(np.median(length))
             row["mean length"] = float(length.mean())
             text += (
-                f"; {_pct(density)} of the {doc}–{feature} cells are non-zero and {_a(doc)} "
+                f"; {pct(density)} of the {doc}–{feature} cells are non-zero and {_a(doc)} "
                 f"holds {np.median(length):.0f} {'tokens' if d.kind == 'text' else 'counts'} "
                 f"at the median (range {length.min():.0f}–{length.max():.0f})"
             )
@@ -100,7 +100,6 @@ def data_summary(datasets: Sequence[Dataset]) -> DataSummary:
     return DataSummary(table, sizes, lengths, " ".join(sentences))
 
 
-# -- 2. estimates side by side ---------------------------------------------------------------
 def reliability(y, proba: np.ndarray, classes, n_bins: int = 10) -> pd.DataFrame:
     """Reliability diagram data: equal-mass bins of the top-class probability.
 
@@ -116,22 +115,17 @@ def reliability(y, proba: np.ndarray, classes, n_bins: int = 10) -> pd.DataFrame
     """
     conf = proba.max(axis=1)
     correct = np.asarray(classes)[proba.argmax(axis=1)] == np.asarray(y)
-    order = np.argsort(conf, kind="stable")
-    rows = []
-    for idx in np.array_split(order, min(n_bins, conf.size)):
-        if idx.size:
-            acc = correct[idx].mean()
-            rows.append(
-                {
-                    "low": conf[idx].min(),
-                    "high": conf[idx].max(),
-                    "confidence": conf[idx].mean(),
-                    "accuracy": acc,
-                    "n": int(idx.size),
-                    # Floored so that a bin at 0% or 100% still shows its uncertainty.
-                    "se": float(np.sqrt(max(acc * (1 - acc), 0.25 / idx.size) / idx.size)),
-                }
-            )
+    rows = [
+        {
+            "low": conf[idx].min(),
+            "high": conf[idx].max(),
+            "confidence": conf[idx].mean(),
+            "accuracy": acc,
+            "n": int(idx.size),
+            "se": se,
+        }
+        for idx, acc, se in equal_count_bins(conf, correct, n_bins)
+    ]
     return pd.DataFrame(rows)
 
 
@@ -258,7 +252,7 @@ def _estimates_reading(r: EstimateResult) -> str:
     names = " = ".join(ESTIMATE_LABELS[k] for k in tied)
     parts.append(
         f"On {n} held-out {doc}s the best label log density is {fmt(lpd[best])} nats per "
-        f"{doc}, from the {names} (accuracy {_pct(t.loc[best, 'accuracy'])})."
+        f"{doc}, from the {names} (accuracy {pct(t.loc[best, 'accuracy'])})."
     )
     if "mle" in t.index and "mean" in t.index:
         zero = int(t.loc["mle", "p0_docs"])
@@ -288,7 +282,7 @@ def _estimates_reading(r: EstimateResult) -> str:
     if k:
         parts.append(
             f"Calibration: the {ESTIMATE_LABELS[ref]} puts more than 99% on its top class for "
-            f"{k} of {n} {doc}s, and is right on {_pct(acc)} of those "
+            f"{k} of {n} {doc}s, and is right on {pct(acc)} of those "
             f"(expected calibration error {fmt(t.loc[ref, 'ece'], 2)})"
             + (
                 " — naive Bayes multiplies evidence from features it wrongly treats as "
@@ -321,13 +315,12 @@ def _estimates_reading(r: EstimateResult) -> str:
     if "logistic" in t.index:
         parts.append(
             f"Logistic regression, the discriminative partner, reaches "
-            f"{_pct(t.loc['logistic', 'accuracy'])} accuracy and {fmt(lpd['logistic'])} nats "
+            f"{pct(t.loc['logistic', 'accuracy'])} accuracy and {fmt(lpd['logistic'])} nats "
             f"per {doc}."
         )
     return " ".join(parts)
 
 
-# -- the saved model ---------------------------------------------------------------------------
 @dataclass
 class SavedModelResult:
     """A model loaded from a file, scored on the data it is reported with."""
@@ -344,7 +337,7 @@ def saved_model(study: Study) -> SavedModelResult:
     est = study.fitted
     data = study.data
     X = data.X
-    lp = _true_log_proba(est, X, data.y)
+    lp = true_log_proba(est, X, data.y)
     acc = float(np.mean(est.predict(X) == data.y))
     params = est.get_params(deep=False)
     rows = {
@@ -355,7 +348,7 @@ def saved_model(study: Study) -> SavedModelResult:
         "training documents": f"{est.class_count_.sum():.0f}",
         "classes": ", ".join(str(c) for c in est.classes_),
         "features": str(est.n_features_in_),
-        f"accuracy on all {len(data.y)} documents": _pct(acc),
+        f"accuracy on all {len(data.y)} documents": pct(acc),
         "label log density per document": fmt(float(lp.mean())),
     }
     table = pd.DataFrame({"value": rows})
@@ -363,7 +356,7 @@ def saved_model(study: Study) -> SavedModelResult:
     reading = (
         f"The saved {type(est).__name__} ({params.get('estimate')} estimate) was fitted on "
         f"{est.class_count_.sum():.0f} {doc}s. On all {len(data.y)} {doc}s of {data.name} it is "
-        f"right {_pct(acc)} of the time with {fmt(float(lp.mean()))} nats per {doc}; if these "
+        f"right {pct(acc)} of the time with {fmt(float(lp.mean()))} nats per {doc}; if these "
         "include its training documents, those numbers are optimistic. The sections below refit "
         f"its configuration on a stratified {100 - round(100 * data.test_size)}/"
         f"{round(100 * data.test_size)} split of these data to measure it honestly."
