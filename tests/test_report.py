@@ -6,6 +6,7 @@ import base64
 import shutil
 import subprocess
 import time
+import warnings
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -355,6 +356,21 @@ def test_nuts_failure_is_reported_not_raised(tmp_path, monkeypatch):
     assert "NUTS could not run here (RuntimeError: compiler exploded)" in page
     assert builder.results["sampler"][0].ok is False
     assert 'id="estimates"' in page and builder.failures == []
+
+
+def test_warnings_of_the_steps_are_on_the_page(tmp_path, monkeypatch):
+    fit = bnb.BernoulliNB.fit
+
+    def grumbling(self, *args, **kwargs):
+        warnings.warn("the data grumbled", UserWarning, stacklevel=2)
+        return fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(bnb.BernoulliNB, "fit", grumbling)
+    builder = ReportBuilder([Study(_digits(200), "bernoulli")], nuts=False, quick=True)
+    page = builder.run(tmp_path).read_text(encoding="utf-8")
+    # Collected before the page is laid out, so its warnings section lists them.
+    assert builder.warnings == ["UserWarning: the data grumbled"]
+    assert 'id="warnings"' in page and "UserWarning: the data grumbled" in page
 
 
 def test_builder_arguments():

@@ -206,9 +206,11 @@ class ReportBuilder:
                 self.timings.append((name, seconds))
                 if progress is not None:
                     progress(i, total, name, seconds)
-            t0 = time.perf_counter()
-            sections = page(self)
+        # Collected before the page is laid out, so its warnings section can list them.
         self.warnings = sorted({f"{w.category.__name__}: {w.message}" for w in caught})
+        t0 = time.perf_counter()
+        with quiet():
+            sections = page(self)
         path = self._write(Path(out), sections)
         seconds = time.perf_counter() - t0
         self.timings.append(("write the page", seconds))
