@@ -31,6 +31,7 @@ from scipy.special import logsumexp
 from sklearn.base import clone
 
 from bayesnb.families import family_of
+from bayesnb.validation import take
 
 __all__ = ["PORTABLE_RTOL", "RELATIONS", "assert_portable_equal", "check_family"]
 
@@ -101,10 +102,6 @@ def assert_portable_equal(actual, desired, err_msg: str = "") -> None:
 
 
 # -- helpers ----------------------------------------------------------------------------------
-def _rows(X, rows):
-    return X[rows] if not hasattr(X, "iloc") else X.iloc[rows]
-
-
 def _pinned(estimator, fitted) -> dict:
     """Parameters that fix what the full-data fit chose: learned values, data-set priors."""
     params = dict(family_of(fitted).fixed_prior_params(fitted))
@@ -179,12 +176,12 @@ def check_chain_rule(estimator, X, y, **_) -> None:
     seq = clone(frozen).set_params(estimate="bayes")
     # The first term is the prior predictive: the first document at weight 1e-12 leaves the
     # posterior at the prior (to 1e-12); the rest of its weight is added after scoring it.
-    first, codes = _rows(X, [0]), np.searchsorted(classes, y)
+    first, codes = take(X, [0]), np.searchsorted(classes, y)
     seq.partial_fit(first, y[:1], classes=classes, sample_weight=[_EPS])
     total = seq.predict_joint_log_proba(first)[0, codes[0]]
     seq.partial_fit(first, y[:1], sample_weight=[1.0 - _EPS])
     for i in range(1, X.shape[0]):
-        row = _rows(X, [i])
+        row = take(X, [i])
         total += seq.predict_joint_log_proba(row)[0, codes[i]]
         seq.partial_fit(row, y[i : i + 1])
     if not abs(total - evidence) <= 1e-8 * max(1.0, abs(evidence)):
@@ -203,7 +200,7 @@ def check_predictive(estimator, X, y, *, draws: int, random_seed: int) -> None:
     if not fam.closed_form_predictive(est):
         return
     est.set_params(estimate="bayes")
-    Xt = _rows(X, list(range(min(6, X.shape[0]))))
+    Xt = take(X, list(range(min(6, X.shape[0]))))
     exact = est.predict_joint_log_proba(Xt)
     values = posterior_draws(est, draws=draws, chains=1, random_seed=random_seed)
     Xc, M = fam.loo_view(est, est._check_input(Xt, reset=False))
@@ -260,7 +257,7 @@ def check_partial_fit(estimator, X, y, *, random_seed: int, **_) -> None:
     y = np.asarray(y)
     inc = clone(frozen)
     for rows in np.split(np.arange(n), cuts):
-        inc.partial_fit(_rows(X, rows), y[rows], classes=np.unique(y))
+        inc.partial_fit(take(X, rows), y[rows], classes=np.unique(y))
     _same_scores(
         _scores(ref, X),
         _scores(inc, X),

@@ -528,6 +528,14 @@ def check_class_prior(class_prior, n_classes: int) -> np.ndarray:
     return p
 
 
+def take(X, rows):
+    """The rows ``rows`` of ``X``: an array, a sparse matrix, a DataFrame (by position) or a
+    list of raw documents (a pipeline's vectorizer takes those)."""
+    if isinstance(X, list):
+        return [X[i] for i in rows]
+    return X.iloc[rows] if hasattr(X, "iloc") else X[rows]
+
+
 def check_fitted(estimator) -> None:
     """Raise scikit-learn's NotFittedError when ``estimator`` has not been fitted."""
     check_is_fitted(estimator, "classes_")

@@ -17,17 +17,12 @@ of a prior whose ``mu0`` and ``psi0`` are given.
 
 The default prior moves with the data: leaving a document out shifts μ0 (every class's
 posterior mean and between-mean term) and changes Ψ0 = (ν0 − d − 1) diag(v) in every
-coordinate, a full-rank diagonal D_i that no finite low-rank formula absorbs. The shared and
+coordinate, a full-rank diagonal that no finite low-rank formula absorbs. The shared and
 per-class models then take :mod:`bayesnb.families.gda.series` (driven by
-:mod:`bayesnb.families.gda.loo_series`): the low-rank part exactly (Woodbury, determinant
-lemma, one factor per covariance matrix; shared: one factor per (class, weight) group and a
-rank-one update per document), D_i by the series of ``log|I + B⁻¹D|`` and ``(B + D)⁻¹``
-(its terms of order 1/n² per coordinate), with a per-document bound on the terms left out;
-the documents whose bound exceeds ``SERIES_TOL`` (small data, outliers) are built and
-factorised explicitly (O(K d³) each, augmented with the residuals so the same
-factorisation gives the Mahalanobis distances). On 10,000 × 30 every document takes the
-series (benchmarks/bench_gda_loo.py; the explicit path was 12–18× one fit plus one
-predict_proba).
+:mod:`bayesnb.families.gda.loo_series`: the low-rank part exactly, the diagonal by a series
+with a per-document bound); the documents whose bound exceeds ``SERIES_TOL`` (small data,
+outliers) are built and factorised explicitly (O(K d³) each, augmented with the residuals so
+the same factorisation gives the Mahalanobis distances).
 Holding the data-scaled prior at its full-data value,
 ``est.set_params(**family_of(est).fixed_prior_params(est))``, is the rank-one path (about
 1×), and differs from refits by the prior's own movement, measured in
@@ -57,6 +52,7 @@ from bayesnb.families.gda.loo_series import (
     _blocks,
     _den,
     _score,
+    remaining,
     series_scores,
 )
 from bayesnb.priors.gaussian import default_psi0_diagonal
@@ -208,9 +204,7 @@ def _rank_one(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
             Z[:, c] = solve_triangular(Lc, (X - loc[c]).T, lower=True, check_finite=False).T
             logdet_full[c] = 2.0 * np.log(np.diagonal(Lc)).sum()
     cy = cnt[codes]
-    left = cy - w
-    gone = emptied(cy, w)  # the MLE loses the class
-    left = np.where(gone, 1.0, left)
+    left, gone = remaining(cy, w)  # gone: the MLE loses the class
     a = w * cy / left
     zy = Z[rows, codes]
     r = 1.0 - a * np.einsum("nd,nd->n", zy, zy)
@@ -259,9 +253,7 @@ def _diagonal_downdate(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
         kappa0 = post.prior.kappa0
         loc = st.offset + (kappa0 / cnt)[:, None] * ((post.prior.mu0 - st.shift) - st.offset)
     cy = cnt[codes]
-    left = cy - w
-    redo = emptied(cy, w)
-    left = np.where(redo, 1.0, left)
+    left, redo = remaining(cy, w)
     u = x - loc[codes]
     a = w * cy / left
     Ay = A[codes] - a[:, None] * (u * u)  # the downdated scatter (MLE) or Ψ diagonal
@@ -287,9 +279,7 @@ def _explicit(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
     s, off = st.shift, st.offset
     x = X - s
     cy = st.count[codes]
-    left = cy - w
-    redo = emptied(cy, w)
-    left = np.where(redo, 1.0, left)
+    left, redo = remaining(cy, w)
     e = x - off[codes]  # x − x̄_y
     N = np.broadcast_to(st.count, (n, k)).copy()
     N[rows, codes] = left
