@@ -26,6 +26,7 @@ from bayesnb.scoring.gaussian import (
     needs_centering,
     student_t_jll,
 )
+from bayesnb.scoring.temperature import tempered
 from bayesnb.stats.discrete import count_classes
 from bayesnb.stats.gaussian import COVARIANCE_TYPES, GaussianStats, gaussian_stats
 from bayesnb.stats.missing import missing_mask, missing_patterns, missing_rows
@@ -410,13 +411,16 @@ class GDA(GenerativeClassifier):
         """
         if _is_dask(X):
             return _dask_predict(self, "predict_log_proba", X)
-        return normalize_log_proba(self._relative_joint(X), self.class_log_prior_)
+        prior = self.class_log_prior_
+        return normalize_log_proba(
+            tempered(self._relative_joint(X), prior, self._temperature()), prior
+        )
 
     def predict_proba(self, X) -> np.ndarray:
         """p(c | x), rows summing to 1, shape (n_samples, n_classes)."""
         if _is_dask(X):
             return _dask_predict(self, "predict_proba", X)
-        joint = self._relative_joint(X)
+        joint = tempered(self._relative_joint(X), self.class_log_prior_, self._temperature())
         top = joint.max(axis=1, keepdims=True)
         if not np.all(np.isfinite(top)):
             return np.exp(normalize_log_proba(joint, self.class_log_prior_))
