@@ -496,13 +496,18 @@ class GenerativeClassifier(BayesianWorkflow, ClassifierMixin, BaseEstimator):
         X = self._check_input(X, reset=False)
         return self._log_likelihood(X) + self.class_log_prior_
 
+    def _relative_joint(self, X) -> np.ndarray:
+        """:meth:`predict_joint_log_proba` of in-memory X, or what differs from it by a term
+        common to the classes of each row (all that normalising and argmax need)."""
+        return self.predict_joint_log_proba(X)
+
     def predict_log_proba(self, X) -> np.ndarray:
         """log p(c | x), normalised in log space, shape (n_samples, n_classes); with a
         ``temperature_`` τ ≠ 1, of p(c) · p(x | c)^τ."""
         if _is_dask(X):
             return _dask_predict(self, "predict_log_proba", X)
         prior = self.class_log_prior_
-        joint = tempered(self.predict_joint_log_proba(X), prior, self._temperature())
+        joint = tempered(self._relative_joint(X), prior, self._temperature())
         return normalize_log_proba(joint, prior)
 
     def predict_proba(self, X) -> np.ndarray:
@@ -536,7 +541,7 @@ class GenerativeClassifier(BayesianWorkflow, ClassifierMixin, BaseEstimator):
         rescales probabilities, not this decision."""
         if _is_dask(X):
             return _dask_predict(self, "predict", X)
-        jll = self.predict_joint_log_proba(X)
+        jll = self._relative_joint(X)
         best = np.argmax(jll, axis=1)
         if np.isneginf(jll[np.arange(jll.shape[0]), best]).any():
             # Some document is impossible under every class: the prior fallback decides.
