@@ -425,7 +425,6 @@ class GenerativeClassifier(BayesianWorkflow, ClassifierMixin, BaseEstimator):
 
     def _compute_temperature(self, documents) -> float:
         from bayesnb.families._crossval import loo_temperature
-        from bayesnb.scoring.temperature import check_temperature
 
         tau = check_temperature(self.get_params(deep=False).get("temperature", 1.0))
         if tau != "loo":

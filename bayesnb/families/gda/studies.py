@@ -123,17 +123,9 @@ def gda_study(
         )
     W = _discriminant_directions(gda, Xtr)
     Ztr, Zte = Xtr @ W, Xte @ W
-    pad = 0.5
-    g0 = np.linspace(
-        min(Ztr[:, 0].min(), Zte[:, 0].min()) - pad,
-        max(Ztr[:, 0].max(), Zte[:, 0].max()) + pad,
-        grid_size,
-    )
-    g1 = np.linspace(
-        min(Ztr[:, 1].min(), Zte[:, 1].min()) - pad,
-        max(Ztr[:, 1].max(), Zte[:, 1].max()) + pad,
-        grid_size,
-    )
+    lo = np.minimum(Ztr.min(axis=0), Zte.min(axis=0)) - 0.5
+    hi = np.maximum(Ztr.max(axis=0), Zte.max(axis=0)) + 0.5
+    g0, g1 = (np.linspace(lo[j], hi[j], grid_size) for j in (0, 1))
     G0, G1 = np.meshgrid(g0, g1)
     flat = np.column_stack([G0.ravel(), G1.ravel()])
     regions = {}
