@@ -306,33 +306,30 @@ def plot_gda_regions(result: GDAResult) -> bytes:
         return to_png(fig)
 
 
+_FIGURES = (
+    (
+        "coef",
+        plot_gda_coefficients,
+        "GDA's implied logistic coefficients against logistic regression's.",
+    ),
+    ("curve", plot_learning_curve, "Learning curve (bayesnb.learning_curve), Ng & Jordan style."),
+    ("regions", plot_gda_regions, "Decision regions; dots: training, circles: test."),
+)
+
+
 def layout(results: list, draw) -> Section:
     """The gda section of the page: one block per result."""
-    blocks = []
-    for x in results:
-        blocks.append(
-            Block(
-                x.study.data.name,
-                x.reading,
-                figures=[
-                    Figure(
-                        f"gda-coef-{x.study.data.name}",
-                        draw(plot_gda_coefficients, x),
-                        "GDA's implied logistic coefficients against logistic regression's.",
-                    ),
-                    Figure(
-                        f"gda-curve-{x.study.data.name}",
-                        draw(plot_learning_curve, x),
-                        "Learning curve (bayesnb.learning_curve), Ng & Jordan style.",
-                    ),
-                    Figure(
-                        f"gda-regions-{x.study.data.name}",
-                        draw(plot_gda_regions, x),
-                        "Decision regions; dots: training, circles: test.",
-                    ),
-                ],
-            )
+    blocks = [
+        Block(
+            x.study.data.name,
+            x.reading,
+            figures=[
+                Figure(f"gda-{key}-{x.study.data.name}", draw(plot, x), caption)
+                for key, plot, caption in _FIGURES
+            ],
         )
+        for x in results
+    ]
     return Section(
         "gda",
         "Gaussian discriminant analysis",
