@@ -261,8 +261,7 @@ def _diagonal_downdate(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
     Ay = np.where(redo[:, None], A[codes], Ay)
     q = u * (cy / left)[:, None]  # x − μ_y'
     if nu is None:
-        var = Ay / left[:, None]
-        own = -0.5 * (X.shape[1] * _LOG_2PI + np.log(var).sum(axis=1) + (q * q / var).sum(axis=1))
+        own = _diagonal_normal(Ay / left[:, None], q)
     else:
         nu_y = (nu[codes] - w)[:, None]
         redo |= est.estimate == "mean" and ~(nu_y[:, 0] - X.shape[1] - 1.0 > 0)
@@ -293,9 +292,7 @@ def _explicit(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
             valid = N > 0
             redo |= ~(S[rows, codes] > _PIVOT * st.scatter[codes]).all(axis=1)
             with np.errstate(divide="ignore", invalid="ignore"):
-                var = S / N[..., None]
-                q = (x[:, None, :] - O) ** 2 / var
-                ll = -0.5 * (d * _LOG_2PI + np.log(var).sum(axis=-1) + q.sum(axis=-1))
+                ll = _diagonal_normal(S / N[..., None], x[:, None, :] - O)
             return np.where(valid, ll, -np.inf), redo
     prior = est.posterior_.prior
     mu0, psi0, diagonal = _downdated_prior(est, x, w)  # psi0: (n, d) diagonals or (d, d)
@@ -408,11 +405,15 @@ def _diagonal_score(est, psi, q, kappa, nu) -> np.ndarray:
     """Scores of the diagonal model from per-document, per-class Ψ' diagonals (n, K, d)."""
     d = q.shape[-1]
     if est.estimate != "bayes":
-        den = _den(est, nu, q.shape[1])
-        var = psi / den[..., None]
-        return -0.5 * (d * _LOG_2PI + np.log(var).sum(axis=-1) + (q * q / var).sum(axis=-1))
+        return _diagonal_normal(psi / _den(est, nu, q.shape[1])[..., None], q)
     dof = nu - d + 1.0
     s = (kappa + 1.0) / kappa
     const = d * (gammaln((dof + 1.0) / 2.0) - gammaln(dof / 2.0))
     const -= 0.5 * (d * np.log(np.pi * s) + np.log(psi).sum(axis=-1))
     return const - 0.5 * (dof + 1.0) * np.log1p(q * q / (psi * s[..., None])).sum(axis=-1)
+
+
+def _diagonal_normal(var, r) -> np.ndarray:
+    """log N(r | 0, diag(var)), the last axis the features."""
+    d = r.shape[-1]
+    return -0.5 * (d * _LOG_2PI + np.log(var).sum(axis=-1) + (r * r / var).sum(axis=-1))
