@@ -391,7 +391,7 @@ class GenerativeClassifier(BayesianWorkflow, ClassifierMixin, BaseEstimator):
         from bayesnb.families._crossval import loo_alpha_and_temperature
 
         self._need_documents(documents, "alpha")
-        if self._learns_temperature():
+        if self.get_params(deep=False).get("temperature", 1.0) == "loo":
             alpha, tau = loo_alpha_and_temperature(self, *documents)
             self._learned_value("temperature_", lambda: tau)
             return alpha
@@ -407,9 +407,6 @@ class GenerativeClassifier(BayesianWorkflow, ClassifierMixin, BaseEstimator):
             )
 
     # -- the likelihood temperature ------------------------------------------------------------
-    def _learns_temperature(self) -> bool:
-        return self.get_params(deep=False).get("temperature", 1.0) == "loo"
-
     @property
     def temperature_(self) -> float:
         """The likelihood temperature τ in use: ``temperature``, or learned (``"loo"``).

@@ -109,10 +109,6 @@ def _typed(raw: np.ndarray, kind: str) -> np.ndarray:
     return numbers.astype(np.int64 if kind == "i" else np.float64)
 
 
-def _kind_of(classes: np.ndarray) -> str:
-    return {"i": "i", "u": "i", "f": "f"}.get(classes.dtype.kind, "U")
-
-
 # -- progress --------------------------------------------------------------------------------
 class DocumentProgress:
     """Documents read and documents/s on stderr: at most one line per ``interval`` seconds
@@ -453,7 +449,7 @@ def fit_files(
         if total is None and not any(is_csv(p) for p in files):
             total = len(files)
     _check_n_classes(classes)
-    kind = _kind_of(classes)
+    kind = {"i": "i", "u": "i", "f": "f"}.get(classes.dtype.kind, "U")  # as _label_kind
     n_features = int(vectorizer.transform([""]).shape[1])
 
     # Chunks are counted by a bare copy (as on a Dask worker) and added to the estimator:

@@ -214,7 +214,8 @@ class GDA(GenerativeClassifier):
         file stores, so it predicts as the saved one on any machine, and ``partial_fit``
         resolves it again from the grown statistics, as the original would.
         """
-        return self._learned_value("prior_", self._resolve_prior)
+        resolve = NormalInverseWishartPosterior.from_stats
+        return self._learned_value("prior_", lambda: resolve(self.prior, self._stats).prior)
 
     @prior_.setter
     def prior_(self, value: NormalInverseWishart) -> None:
@@ -226,9 +227,6 @@ class GDA(GenerativeClassifier):
             # fields may be arrays, which a parameter repr would truncate.
             return (name, self.prior)
         return super()._learned_key(name)
-
-    def _resolve_prior(self) -> NormalInverseWishart:
-        return NormalInverseWishartPosterior.from_stats(self.prior, self._stats).prior
 
     @property
     def posterior_(self) -> NormalInverseWishartPosterior:
