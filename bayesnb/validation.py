@@ -361,9 +361,9 @@ def check_X_y(estimator, X, y, *, reset: bool, **kwargs):
         raise ValueError(f"y must be a 1-D vector of labels, got shape {np.shape(y)}")
     if y_arr.dtype.kind == "f" and np.isnan(y_arr).any():
         raise ValueError("y holds NaN: every sample needs a label")
-    if y_arr.dtype.kind == "O" and any(v is None or v != v for v in y_arr):
-        raise ValueError("y holds None/NaN: every sample needs a label")
     if y_arr.dtype.kind == "O":
+        if any(v is None or v != v for v in y_arr):
+            raise ValueError("y holds None/NaN: every sample needs a label")
         check_one_label_type(y_arr, "y")
     target = type_of_target(y_arr, input_name="y")
     if target not in ("binary", "multiclass", "unknown"):
