@@ -391,7 +391,7 @@ class GenerativeClassifier(BayesianWorkflow, ClassifierMixin, BaseEstimator):
         from bayesnb.families._crossval import loo_alpha_and_temperature
 
         self._need_documents(documents, "alpha")
-        if self._learns_temperature():
+        if self.get_params(deep=False).get("temperature", 1.0) == "loo":
             alpha, tau = loo_alpha_and_temperature(self, *documents)
             self._learned_value("temperature_", lambda: tau)
             return alpha
@@ -407,9 +407,6 @@ class GenerativeClassifier(BayesianWorkflow, ClassifierMixin, BaseEstimator):
             )
 
     # -- the likelihood temperature ------------------------------------------------------------
-    def _learns_temperature(self) -> bool:
-        return self.get_params(deep=False).get("temperature", 1.0) == "loo"
-
     @property
     def temperature_(self) -> float:
         """The likelihood temperature τ in use: ``temperature``, or learned (``"loo"``).
@@ -425,7 +422,6 @@ class GenerativeClassifier(BayesianWorkflow, ClassifierMixin, BaseEstimator):
 
     def _compute_temperature(self, documents) -> float:
         from bayesnb.families._crossval import loo_temperature
-        from bayesnb.scoring.temperature import check_temperature
 
         tau = check_temperature(self.get_params(deep=False).get("temperature", 1.0))
         if tau != "loo":
@@ -496,13 +492,18 @@ class GenerativeClassifier(BayesianWorkflow, ClassifierMixin, BaseEstimator):
         X = self._check_input(X, reset=False)
         return self._log_likelihood(X) + self.class_log_prior_
 
+    def _relative_joint(self, X) -> np.ndarray:
+        """:meth:`predict_joint_log_proba` of in-memory X, or what differs from it by a term
+        common to the classes of each row (all that normalising and argmax need)."""
+        return self.predict_joint_log_proba(X)
+
     def predict_log_proba(self, X) -> np.ndarray:
         """log p(c | x), normalised in log space, shape (n_samples, n_classes); with a
         ``temperature_`` τ ≠ 1, of p(c) · p(x | c)^τ."""
         if _is_dask(X):
             return _dask_predict(self, "predict_log_proba", X)
         prior = self.class_log_prior_
-        joint = tempered(self.predict_joint_log_proba(X), prior, self._temperature())
+        joint = tempered(self._relative_joint(X), prior, self._temperature())
         return normalize_log_proba(joint, prior)
 
     def predict_proba(self, X) -> np.ndarray:
@@ -536,7 +537,7 @@ class GenerativeClassifier(BayesianWorkflow, ClassifierMixin, BaseEstimator):
         rescales probabilities, not this decision."""
         if _is_dask(X):
             return _dask_predict(self, "predict", X)
-        jll = self.predict_joint_log_proba(X)
+        jll = self._relative_joint(X)
         best = np.argmax(jll, axis=1)
         if np.isneginf(jll[np.arange(jll.shape[0]), best]).any():
             # Some document is impossible under every class: the prior fallback decides.

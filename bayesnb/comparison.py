@@ -22,7 +22,7 @@ from sklearn.model_selection import check_cv
 
 from bayesnb.families import family_of, has_family
 from bayesnb.families._protocol import Unsupported
-from bayesnb.validation import ESTIMATES, check_int
+from bayesnb.validation import ESTIMATES, check_int, take
 
 __all__ = ["LOO_METHODS", "METRICS", "all_estimates", "compare", "expected_calibration_error"]
 
@@ -233,8 +233,8 @@ def _warm_up(estimator, X_train, y_train, X_test) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            clone(estimator).fit(_rows(X_train, some), y[some]).predict_proba(
-                _rows(X_test, np.arange(min(_WARM_UP, _n_rows(X_test))))
+            clone(estimator).fit(take(X_train, some), y[some]).predict_proba(
+                take(X_test, np.arange(min(_WARM_UP, _n_rows(X_test))))
             )
         except Exception:  # any failure is the timed fit's to report
             pass
@@ -448,7 +448,7 @@ def compare(
                     n,
                     errors,
                     lambda n=n, tr=tr, te=te, f=f: _evaluate(
-                        estimators[n], _rows(X_train, tr), y_arr[tr], _rows(X_train, te),
+                        estimators[n], take(X_train, tr), y_arr[tr], take(X_train, te),
                         y_arr[te], loo, caches[f], loo_draws, warm_up=f == 0,
                     ),
                 )  # fmt: skip
@@ -505,12 +505,6 @@ def _failsafe(name: str, errors: dict | None, evaluate) -> tuple[dict[str, float
 def _one_line(exc) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else (type(exc).__name__ if exc else "")
-
-
-def _rows(X, idx):
-    if isinstance(X, list):  # raw documents for a pipeline's vectorizer
-        return [X[i] for i in idx]
-    return X.iloc[idx] if hasattr(X, "iloc") else X[idx]
 
 
 def _n_rows(X) -> int:

@@ -20,7 +20,7 @@ from sklearn.base import clone
 from sklearn.exceptions import FitFailedWarning
 from sklearn.utils import check_random_state
 
-from bayesnb.validation import check_int
+from bayesnb.validation import check_int, take
 
 __all__ = ["learning_curve"]
 
@@ -131,9 +131,6 @@ def learning_curve(
     sizes = _sizes(train_sizes, len(y) - n_test, len(classes))
     rng = check_random_state(random_state)
 
-    def rows(data, idx):
-        return data.iloc[idx] if hasattr(data, "iloc") else data[idx]
-
     error = np.full((len(named), len(sizes), n_repeats), np.nan)
     failures: list[str] = []
     index = np.arange(len(y))
@@ -142,12 +139,12 @@ def learning_curve(
             index, test_size=n_test, stratify=y, random_state=rng.randint(2**31 - 1)
         )
         pool = pool[_order(y[pool], rng)]
-        X_test, y_test = rows(X, test), y[test]
+        X_test, y_test = take(X, test), y[test]
         for e, (name, est) in enumerate(named.items()):
             for s, m in enumerate(sizes):
                 train = pool[:m]
                 try:
-                    model = clone(est).fit(rows(X, train), y[train])
+                    model = clone(est).fit(take(X, train), y[train])
                 except (ValueError, np.linalg.LinAlgError) as exc:
                     failures.append(f"{name} at train_size={m}, repeat {r}: {exc}")
                     continue

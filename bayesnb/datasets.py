@@ -61,10 +61,6 @@ _ROW_KEEPING = frozenset(
 )
 
 
-def _digits_feature_names() -> list[str]:
-    return [f"px_{r}_{c}" for r in range(_DIGITS_SIDE) for c in range(_DIGITS_SIDE)]
-
-
 def load_digits_counts(return_X_y: bool = False) -> Bunch | tuple[np.ndarray, np.ndarray]:
     """scikit-learn's bundled handwritten digits as counts for the multinomial model.
 
@@ -97,7 +93,7 @@ def load_digits_counts(return_X_y: bool = False) -> Bunch | tuple[np.ndarray, np
     return Bunch(
         data=X,
         target=y,
-        feature_names=_digits_feature_names(),
+        feature_names=[f"px_{r}_{c}" for r in range(_DIGITS_SIDE) for c in range(_DIGITS_SIDE)],
         target_names=np.asarray(digits.target_names),
         DESCR=descr,
     )

@@ -33,7 +33,7 @@ from bayesnb.families._crossval import (
 from bayesnb.scoring.blocks import for_row_blocks
 from bayesnb.scoring.softmax import prior_fallback
 from bayesnb.scoring.temperature import tempered
-from bayesnb.validation import check_sample_weight
+from bayesnb.validation import check_sample_weight, take
 
 if TYPE_CHECKING:
     from bayesnb.elpd import ELPD
@@ -42,10 +42,6 @@ __all__ = ["ELPD", "cross_val_predict", "cross_val_score", "cross_validate", "el
 
 _WHERE = "bayesnb.model_selection"
 _METHODS = ("predict", "predict_proba", "predict_log_proba", "predict_joint_log_proba")
-
-
-def _rows(X, rows):
-    return X.iloc[rows] if hasattr(X, "iloc") else X[rows]
 
 
 class _Folds:
@@ -92,7 +88,7 @@ class _Folds:
         """
         if self.refitted(train):
             w = None if self.sample_weight is None else self.w[train]
-            return clone(self.estimator).fit(_rows(self.X, train), self.y[train], sample_weight=w)
+            return clone(self.estimator).fit(take(self.X, train), self.y[train], sample_weight=w)
         return self._downdated(train, test, self.Xv[test] if Xtest is None else Xtest)
 
     def _downdated(self, train, test, Xtest, stats=None):
@@ -110,7 +106,7 @@ class _Folds:
         """
         if self.refitted(train):
             model = self.model(train, test)
-            return _fold_predictions(model, method, _rows(self.X, test), self.full.classes_)
+            return _fold_predictions(model, method, take(self.X, test), self.full.classes_)
         if fold is not None and self.parts is not None:
             Xtest, stats = self.parts[fold]
         else:
@@ -297,9 +293,9 @@ def cross_validate(
         model = folds.model(tr, te)
         t1 = time.perf_counter()
         for name, scorer in scorers.items():
-            out.setdefault(f"test_{name}", []).append(scorer(model, _rows(X, te), folds.y[te]))
+            out.setdefault(f"test_{name}", []).append(scorer(model, take(X, te), folds.y[te]))
             if return_train_score:
-                out.setdefault(f"train_{name}", []).append(scorer(model, _rows(X, tr), folds.y[tr]))
+                out.setdefault(f"train_{name}", []).append(scorer(model, take(X, tr), folds.y[tr]))
         out["score_time"].append(time.perf_counter() - t1)
         out["fit_time"].append(t1 - t0)
         if return_estimator:

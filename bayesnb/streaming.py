@@ -109,10 +109,6 @@ def _typed(raw: np.ndarray, kind: str) -> np.ndarray:
     return numbers.astype(np.int64 if kind == "i" else np.float64)
 
 
-def _kind_of(classes: np.ndarray) -> str:
-    return {"i": "i", "u": "i", "f": "f"}.get(classes.dtype.kind, "U")
-
-
 # -- progress --------------------------------------------------------------------------------
 class DocumentProgress:
     """Documents read and documents/s on stderr: at most one line per ``interval`` seconds
@@ -302,34 +298,24 @@ def scan_files(
                     words.update(analyze(text))
             n_docs += len(labels)
             bar.update(len(labels))
+        if n_docs == 0:
+            raise ValueError(f"no documents found in {source!r}")
+        kind = _label_kind(raw_labels, csv_only)
+        classes = np.unique(_typed(np.asarray(sorted(raw_labels), dtype=str), kind))
+        _check_n_classes(classes)
+        fitted = None
+        if vocabulary:
+            words = _pruned(doc_freq, term_freq, n_docs, params) if prune else words
+            if not words:
+                raise ValueError(
+                    f"the documents of {source!r} hold no words (empty vocabulary): they are "
+                    "empty or contain only stop words or one-letter tokens"
+                )
+            fitted = clone(vectorizer).set_params(vocabulary=sorted(words))
+            fitted.fit([])  # validates the fixed vocabulary; the object is then fitted
     except BaseException:
         bar.close(failed=True)
         raise
-    if n_docs == 0:
-        bar.close(failed=True)
-        raise ValueError(f"no documents found in {source!r}")
-    kind = _label_kind(raw_labels, csv_only)
-    classes = np.unique(_typed(np.asarray(sorted(raw_labels), dtype=str), kind))
-    try:
-        _check_n_classes(classes)
-    except ValueError:
-        bar.close(failed=True)
-        raise
-    fitted = None
-    if vocabulary:
-        try:
-            words = _pruned(doc_freq, term_freq, n_docs, params) if prune else words
-        except ValueError:
-            bar.close(failed=True)
-            raise
-        if not words:
-            bar.close(failed=True)
-            raise ValueError(
-                f"the documents of {source!r} hold no words (empty vocabulary): they are empty "
-                "or contain only stop words or one-letter tokens"
-            )
-        fitted = clone(vectorizer).set_params(vocabulary=sorted(words))
-        fitted.fit([])  # validates the fixed vocabulary; the object is then fitted
     bar.done = n_docs
     bar.close(f", {len(classes)} classes" + (f", {len(words):,} words" if vocabulary else ""))
     if _log is None:
@@ -463,7 +449,7 @@ def fit_files(
         if total is None and not any(is_csv(p) for p in files):
             total = len(files)
     _check_n_classes(classes)
-    kind = _kind_of(classes)
+    kind = {"i": "i", "u": "i", "f": "f"}.get(classes.dtype.kind, "U")  # as _label_kind
     n_features = int(vectorizer.transform([""]).shape[1])
 
     # Chunks are counted by a bare copy (as on a Dask worker) and added to the estimator:
@@ -484,14 +470,12 @@ def fit_files(
             if stats is not None:
                 estimator._merge_statistics(stats)
             bar.update(len(texts))
+        if bar.done == 0:
+            raise ValueError(f"no documents found in {source!r}")
     except BaseException:
         bar.close(failed=True)
         vars(estimator).pop("classes_", None)  # no half-counted model that looks fitted
         raise
-    if bar.done == 0:
-        bar.close(failed=True)
-        vars(estimator).pop("classes_", None)
-        raise ValueError(f"no documents found in {source!r}")
     estimator._statistics_changed()
     name_by_vocabulary(estimator, vectorizer)  # the words of a scan_files vocabulary
     bar.close()

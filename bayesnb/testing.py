@@ -31,6 +31,7 @@ from scipy.special import logsumexp
 from sklearn.base import clone
 
 from bayesnb.families import family_of
+from bayesnb.validation import take
 
 __all__ = ["PORTABLE_RTOL", "RELATIONS", "assert_portable_equal", "check_family"]
 
@@ -101,14 +102,6 @@ def assert_portable_equal(actual, desired, err_msg: str = "") -> None:
 
 
 # -- helpers ----------------------------------------------------------------------------------
-def _rows(X, rows):
-    return X[rows] if not hasattr(X, "iloc") else X.iloc[rows]
-
-
-def _n_rows(X) -> int:
-    return X.shape[0]
-
-
 def _pinned(estimator, fitted) -> dict:
     """Parameters that fix what the full-data fit chose: learned values, data-set priors."""
     params = dict(family_of(fitted).fixed_prior_params(fitted))
@@ -131,6 +124,21 @@ def _scores(est, X) -> dict[str, object]:
         finally:
             est.set_params(estimate=own)
     return out
+
+
+def _same_scores(before: dict, after: dict, same, raised: str, differs: str) -> None:
+    """Refuse two :func:`_scores` that differ: an error type against another (``raised``,
+    formatted with ``a`` and ``b``) or arrays that are not ``same`` (``differs``)."""
+    for estimate in _ESTIMATES:
+        a, b = before[estimate], after[estimate]
+        if isinstance(a, type) or isinstance(b, type):
+            if a is not b:
+                raise AssertionError(f"estimate={estimate!r}: " + raised.format(a=a, b=b))
+            continue
+        if not same(a, b):
+            raise AssertionError(
+                f"estimate={estimate!r}: {differs} (max difference {np.nanmax(np.abs(a - b)):.3g})"
+            )
 
 
 # -- the relations ----------------------------------------------------------------------------
@@ -168,12 +176,12 @@ def check_chain_rule(estimator, X, y, **_) -> None:
     seq = clone(frozen).set_params(estimate="bayes")
     # The first term is the prior predictive: the first document at weight 1e-12 leaves the
     # posterior at the prior (to 1e-12); the rest of its weight is added after scoring it.
-    first, codes = _rows(X, [0]), np.searchsorted(classes, y)
+    first, codes = take(X, [0]), np.searchsorted(classes, y)
     seq.partial_fit(first, y[:1], classes=classes, sample_weight=[_EPS])
     total = seq.predict_joint_log_proba(first)[0, codes[0]]
     seq.partial_fit(first, y[:1], sample_weight=[1.0 - _EPS])
-    for i in range(1, _n_rows(X)):
-        row = _rows(X, [i])
+    for i in range(1, X.shape[0]):
+        row = take(X, [i])
         total += seq.predict_joint_log_proba(row)[0, codes[i]]
         seq.partial_fit(row, y[i : i + 1])
     if not abs(total - evidence) <= 1e-8 * max(1.0, abs(evidence)):
@@ -192,7 +200,7 @@ def check_predictive(estimator, X, y, *, draws: int, random_seed: int) -> None:
     if not fam.closed_form_predictive(est):
         return
     est.set_params(estimate="bayes")
-    Xt = _rows(X, list(range(min(6, _n_rows(X)))))
+    Xt = take(X, list(range(min(6, X.shape[0]))))
     exact = est.predict_joint_log_proba(Xt)
     values = posterior_draws(est, draws=draws, chains=1, random_seed=random_seed)
     Xc, M = fam.loo_view(est, est._check_input(Xt, reset=False))
@@ -229,18 +237,13 @@ def check_save_load(estimator, X, y, **_) -> None:
         loaded = load(path)
     finally:
         os.unlink(path)
-    before, after = _scores(est, X), _scores(loaded, X)
-    for estimate in _ESTIMATES:
-        a, b = before[estimate], after[estimate]
-        if isinstance(a, type) or isinstance(b, type):
-            if a is not b:
-                raise AssertionError(f"estimate={estimate!r}: {a!r} before saving, {b!r} after")
-            continue
-        if not np.array_equal(a, b, equal_nan=True):
-            raise AssertionError(
-                f"estimate={estimate!r}: the loaded model's predict_joint_log_proba differs "
-                f"(max difference {np.nanmax(np.abs(a - b)):.3g})"
-            )
+    _same_scores(
+        _scores(est, X),
+        _scores(loaded, X),
+        lambda a, b: np.array_equal(a, b, equal_nan=True),
+        "{a!r} before saving, {b!r} after",
+        "the loaded model's predict_joint_log_proba differs",
+    )
 
 
 def check_partial_fit(estimator, X, y, *, random_seed: int, **_) -> None:
@@ -248,25 +251,20 @@ def check_partial_fit(estimator, X, y, *, random_seed: int, **_) -> None:
     full = clone(estimator).fit(X, y)
     frozen = clone(estimator).set_params(**_pinned(estimator, full))
     ref = clone(frozen).fit(X, y)
-    n = _n_rows(X)
+    n = X.shape[0]
     rng = np.random.default_rng(random_seed)
     cuts = np.sort(rng.choice(np.arange(1, n), size=2, replace=False))
     y = np.asarray(y)
     inc = clone(frozen)
     for rows in np.split(np.arange(n), cuts):
-        inc.partial_fit(_rows(X, rows), y[rows], classes=np.unique(y))
-    a, b = _scores(ref, X), _scores(inc, X)
-    for estimate in _ESTIMATES:
-        if isinstance(a[estimate], type) or isinstance(b[estimate], type):
-            if a[estimate] is not b[estimate]:
-                raise AssertionError(f"estimate={estimate!r}: {a[estimate]!r} vs {b[estimate]!r}")
-            continue
-        if not np.allclose(a[estimate], b[estimate], rtol=1e-9, atol=1e-9, equal_nan=True):
-            raise AssertionError(
-                f"estimate={estimate!r}: partial_fit over splits at {cuts.tolist()} predicts "
-                f"differently from fit (max difference "
-                f"{np.nanmax(np.abs(a[estimate] - b[estimate])):.3g})"
-            )
+        inc.partial_fit(take(X, rows), y[rows], classes=np.unique(y))
+    _same_scores(
+        _scores(ref, X),
+        _scores(inc, X),
+        lambda a, b: np.allclose(a, b, rtol=1e-9, atol=1e-9, equal_nan=True),
+        "{a!r} vs {b!r}",
+        f"partial_fit over splits at {cuts.tolist()} predicts differently from fit",
+    )
     ea, eb = ref.log_evidence(), inc.log_evidence()
     if not np.isclose(ea, eb, rtol=1e-9, atol=1e-9):
         raise AssertionError(f"log_evidence(): fit {ea!r}, partial_fit {eb!r}")

@@ -361,9 +361,9 @@ def check_X_y(estimator, X, y, *, reset: bool, **kwargs):
         raise ValueError(f"y must be a 1-D vector of labels, got shape {np.shape(y)}")
     if y_arr.dtype.kind == "f" and np.isnan(y_arr).any():
         raise ValueError("y holds NaN: every sample needs a label")
-    if y_arr.dtype.kind == "O" and any(v is None or v != v for v in y_arr):
-        raise ValueError("y holds None/NaN: every sample needs a label")
     if y_arr.dtype.kind == "O":
+        if any(v is None or v != v for v in y_arr):
+            raise ValueError("y holds None/NaN: every sample needs a label")
         check_one_label_type(y_arr, "y")
     target = type_of_target(y_arr, input_name="y")
     if target not in ("binary", "multiclass", "unknown"):
@@ -451,12 +451,12 @@ def check_sample_weight(sample_weight, X) -> np.ndarray:
     return w
 
 
-def _check_positive_array(value, name: str, n_features: int, *, allow_zero: bool) -> Any:
-    """A positive scalar or a length-``n_features`` array of positive numbers."""
-    if isinstance(value, Real) and not isinstance(value, bool):
-        arr = np.float64(value)
+def check_alpha(alpha, n_features: int, name: str = "alpha"):
+    """A feature-prior concentration: a positive scalar or one positive value per feature."""
+    if isinstance(alpha, Real) and not isinstance(alpha, bool):
+        arr = np.float64(alpha)
     else:
-        arr = _float_array(value, name, "a number or an array of numbers")
+        arr = _float_array(alpha, name, "a number or an array of numbers")
         if arr.ndim == 0:
             arr = np.float64(arr)
         elif arr.shape != (n_features,):
@@ -465,20 +465,13 @@ def _check_positive_array(value, name: str, n_features: int, *, allow_zero: bool
                 f"got shape {arr.shape}"
             )
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    if allow_zero and np.any(arr < 0):
-        raise ValueError(f"{name} must be >= 0, got {value!r}")
-    if not allow_zero and np.any(arr <= 0):
+        raise ValueError(f"{name} must be finite, got {alpha!r}")
+    if np.any(arr <= 0):
         raise ValueError(
-            f"{name} must be > 0 (a Beta/Dirichlet concentration), got {value!r}; "
+            f"{name} must be > 0 (a Beta/Dirichlet concentration), got {alpha!r}; "
             "use estimate='mle' for the unsmoothed counts"
         )
     return arr
-
-
-def check_alpha(alpha, n_features: int, name: str = "alpha"):
-    """A feature-prior concentration: a positive scalar or one positive value per feature."""
-    return _check_positive_array(alpha, name, n_features, allow_zero=False)
 
 
 def check_binarize(threshold) -> None:
@@ -533,6 +526,14 @@ def check_class_prior(class_prior, n_classes: int) -> np.ndarray:
     if abs(p.sum() - 1.0) > 1e-8:
         raise ValueError(f"class_prior must sum to 1 (within 1e-8), sums to {p.sum()!r}")
     return p
+
+
+def take(X, rows):
+    """The rows ``rows`` of ``X``: an array, a sparse matrix, a DataFrame (by position) or a
+    list of raw documents (a pipeline's vectorizer takes those)."""
+    if isinstance(X, list):
+        return [X[i] for i in rows]
+    return X.iloc[rows] if hasattr(X, "iloc") else X[rows]
 
 
 def check_fitted(estimator) -> None:

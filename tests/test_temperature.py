@@ -178,6 +178,18 @@ def test_every_family_learns_the_maximiser(name):
         assert float(elpd_loo(cls(temperature=tau * factor, **kw), X, y).elpd) < best
 
 
+@pytest.mark.parametrize("covariance", ["shared", "per_class", "diagonal"])
+def test_gda_probabilities_are_tempered(covariance):
+    X, y = _data("gaussian")
+    tau = 0.4
+    est = GDA(covariance=covariance, temperature=tau).fit(X, y)
+    prior = est.class_log_prior_
+    lik = GDA(covariance=covariance).fit(X, y).predict_joint_log_proba(X) - prior
+    want = log_softmax(prior + tau * lik, axis=1)
+    np.testing.assert_allclose(est.predict_log_proba(X), want, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(est.predict_proba(X), np.exp(want), rtol=1e-10, atol=1e-12)
+
+
 def test_columnwise_temperature():
     X, y = _corpus(n=150, v=20, seed=7, copies=2)
     est = ColumnwiseNB(

@@ -251,23 +251,11 @@ def predict_method(estimator, method: str, X):
     est = dask.delayed(estimator, pure=True)
     if method == "predict":
         dtype = estimator.classes_.dtype
-        return X.map_blocks(
-            _predict_block,
-            est,
-            method,
-            drop_axis=1,
-            dtype=dtype,
-            meta=np.empty((0,), dtype=dtype),
-        )
-    n_classes = len(estimator.classes_)
-    return X.map_blocks(
-        _predict_block,
-        est,
-        method,
-        chunks=(X.chunks[0], (n_classes,)),
-        dtype=np.float64,
-        meta=np.empty((0, 0)),
-    )
+        shape = {"drop_axis": 1, "dtype": dtype, "meta": np.empty((0,), dtype=dtype)}
+    else:
+        chunks = (X.chunks[0], (len(estimator.classes_),))
+        shape = {"chunks": chunks, "dtype": np.float64, "meta": np.empty((0, 0))}
+    return X.map_blocks(_predict_block, est, method, **shape)
 
 
 def predict_proba(estimator, X):

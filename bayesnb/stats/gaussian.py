@@ -144,12 +144,7 @@ class GaussianStats:
         offset = self.offset + delta * (other.count / safe)[:, None]
         g = self.count * other.count / safe  # 0 whenever either side is empty
         scatter = self.scatter + other.scatter
-        if self.covariance == "shared":
-            scatter += (delta * g[:, None]).T @ delta
-        elif self.covariance == "per_class":
-            scatter += g[:, None, None] * (delta[:, :, None] * delta[:, None, :])
-        else:
-            scatter += g[:, None] * (delta * delta)
+        scatter += _between(delta, g, self.covariance)
         return GaussianStats(n, offset, scatter, self.covariance, self.shift)
 
     def subtract(self, other: GaussianStats) -> GaussianStats:
@@ -184,19 +179,23 @@ class GaussianStats:
         delta = other.offset - offset
         g = np.where(empty, 0.0, n * other.count / np.where(self.count > 0, self.count, 1.0))
         scatter = self.scatter - other.scatter
-        if self.covariance == "shared":
-            scatter -= (delta * g[:, None]).T @ delta
-        elif self.covariance == "per_class":
-            scatter -= g[:, None, None] * (delta[:, :, None] * delta[:, None, :])
-            scatter[empty] = 0.0
-        else:
-            scatter -= g[:, None] * (delta * delta)
+        scatter -= _between(delta, g, self.covariance)
+        if self.covariance != "shared":
             scatter[empty] = 0.0
         if not n.any():
             scatter[...] = 0.0
         return GaussianStats(
             n, offset, _symmetrize(scatter, self.covariance), self.covariance, self.shift
         )
+
+
+def _between(delta: np.ndarray, g: np.ndarray, covariance: str) -> np.ndarray:
+    """The merge's between-batch term ``g_c δ_c δ_cᵀ`` in the layout of ``covariance``."""
+    if covariance == "shared":
+        return (delta * g[:, None]).T @ delta
+    if covariance == "per_class":
+        return g[:, None, None] * (delta[:, :, None] * delta[:, None, :])
+    return g[:, None] * (delta * delta)
 
 
 def gaussian_stats(

@@ -17,17 +17,12 @@ of a prior whose ``mu0`` and ``psi0`` are given.
 
 The default prior moves with the data: leaving a document out shifts μ0 (every class's
 posterior mean and between-mean term) and changes Ψ0 = (ν0 − d − 1) diag(v) in every
-coordinate, a full-rank diagonal D_i that no finite low-rank formula absorbs. The shared and
+coordinate, a full-rank diagonal that no finite low-rank formula absorbs. The shared and
 per-class models then take :mod:`bayesnb.families.gda.series` (driven by
-:mod:`bayesnb.families.gda.loo_series`): the low-rank part exactly (Woodbury, determinant
-lemma, one factor per covariance matrix; shared: one factor per (class, weight) group and a
-rank-one update per document), D_i by the series of ``log|I + B⁻¹D|`` and ``(B + D)⁻¹``
-(its terms of order 1/n² per coordinate), with a per-document bound on the terms left out;
-the documents whose bound exceeds ``SERIES_TOL`` (small data, outliers) are built and
-factorised explicitly (O(K d³) each, augmented with the residuals so the same
-factorisation gives the Mahalanobis distances). On 10,000 × 30 every document takes the
-series (benchmarks/bench_gda_loo.py; the explicit path was 12–18× one fit plus one
-predict_proba).
+:mod:`bayesnb.families.gda.loo_series`: the low-rank part exactly, the diagonal by a series
+with a per-document bound); the documents whose bound exceeds ``SERIES_TOL`` (small data,
+outliers) are built and factorised explicitly (O(K d³) each, augmented with the residuals so
+the same factorisation gives the Mahalanobis distances).
 Holding the data-scaled prior at its full-data value,
 ``est.set_params(**family_of(est).fixed_prior_params(est))``, is the rank-one path (about
 1×), and differs from refits by the prior's own movement, measured in
@@ -57,6 +52,7 @@ from bayesnb.families.gda.loo_series import (
     _blocks,
     _den,
     _score,
+    remaining,
     series_scores,
 )
 from bayesnb.priors.gaussian import default_psi0_diagonal
@@ -208,9 +204,7 @@ def _rank_one(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
             Z[:, c] = solve_triangular(Lc, (X - loc[c]).T, lower=True, check_finite=False).T
             logdet_full[c] = 2.0 * np.log(np.diagonal(Lc)).sum()
     cy = cnt[codes]
-    left = cy - w
-    gone = emptied(cy, w)  # the MLE loses the class
-    left = np.where(gone, 1.0, left)
+    left, gone = remaining(cy, w)  # gone: the MLE loses the class
     a = w * cy / left
     zy = Z[rows, codes]
     r = 1.0 - a * np.einsum("nd,nd->n", zy, zy)
@@ -259,9 +253,7 @@ def _diagonal_downdate(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
         kappa0 = post.prior.kappa0
         loc = st.offset + (kappa0 / cnt)[:, None] * ((post.prior.mu0 - st.shift) - st.offset)
     cy = cnt[codes]
-    left = cy - w
-    redo = emptied(cy, w)
-    left = np.where(redo, 1.0, left)
+    left, redo = remaining(cy, w)
     u = x - loc[codes]
     a = w * cy / left
     Ay = A[codes] - a[:, None] * (u * u)  # the downdated scatter (MLE) or Ψ diagonal
@@ -269,8 +261,7 @@ def _diagonal_downdate(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
     Ay = np.where(redo[:, None], A[codes], Ay)
     q = u * (cy / left)[:, None]  # x − μ_y'
     if nu is None:
-        var = Ay / left[:, None]
-        own = -0.5 * (X.shape[1] * _LOG_2PI + np.log(var).sum(axis=1) + (q * q / var).sum(axis=1))
+        own = _diagonal_normal(Ay / left[:, None], q)
     else:
         nu_y = (nu[codes] - w)[:, None]
         redo |= est.estimate == "mean" and ~(nu_y[:, 0] - X.shape[1] - 1.0 > 0)
@@ -287,9 +278,7 @@ def _explicit(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
     s, off = st.shift, st.offset
     x = X - s
     cy = st.count[codes]
-    left = cy - w
-    redo = emptied(cy, w)
-    left = np.where(redo, 1.0, left)
+    left, redo = remaining(cy, w)
     e = x - off[codes]  # x − x̄_y
     N = np.broadcast_to(st.count, (n, k)).copy()
     N[rows, codes] = left
@@ -303,9 +292,7 @@ def _explicit(est, X, codes, w) -> tuple[np.ndarray, np.ndarray]:
             valid = N > 0
             redo |= ~(S[rows, codes] > _PIVOT * st.scatter[codes]).all(axis=1)
             with np.errstate(divide="ignore", invalid="ignore"):
-                var = S / N[..., None]
-                q = (x[:, None, :] - O) ** 2 / var
-                ll = -0.5 * (d * _LOG_2PI + np.log(var).sum(axis=-1) + q.sum(axis=-1))
+                ll = _diagonal_normal(S / N[..., None], x[:, None, :] - O)
             return np.where(valid, ll, -np.inf), redo
     prior = est.posterior_.prior
     mu0, psi0, diagonal = _downdated_prior(est, x, w)  # psi0: (n, d) diagonals or (d, d)
@@ -418,11 +405,15 @@ def _diagonal_score(est, psi, q, kappa, nu) -> np.ndarray:
     """Scores of the diagonal model from per-document, per-class Ψ' diagonals (n, K, d)."""
     d = q.shape[-1]
     if est.estimate != "bayes":
-        den = _den(est, nu, q.shape[1])
-        var = psi / den[..., None]
-        return -0.5 * (d * _LOG_2PI + np.log(var).sum(axis=-1) + (q * q / var).sum(axis=-1))
+        return _diagonal_normal(psi / _den(est, nu, q.shape[1])[..., None], q)
     dof = nu - d + 1.0
     s = (kappa + 1.0) / kappa
     const = d * (gammaln((dof + 1.0) / 2.0) - gammaln(dof / 2.0))
     const -= 0.5 * (d * np.log(np.pi * s) + np.log(psi).sum(axis=-1))
     return const - 0.5 * (dof + 1.0) * np.log1p(q * q / (psi * s[..., None])).sum(axis=-1)
+
+
+def _diagonal_normal(var, r) -> np.ndarray:
+    """log N(r | 0, diag(var)), the last axis the features."""
+    d = r.shape[-1]
+    return -0.5 * (d * _LOG_2PI + np.log(var).sum(axis=-1) + (r * r / var).sum(axis=-1))

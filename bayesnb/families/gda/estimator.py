@@ -12,8 +12,6 @@ import warnings
 import numpy as np
 
 from bayesnb._base import GenerativeClassifier
-from bayesnb._dask import dask_predict as _dask_predict
-from bayesnb._dask import is_dask as _is_dask
 from bayesnb.posterior.gaussian import NormalInverseWishartPosterior
 from bayesnb.priors.gaussian import NormalInverseWishart
 from bayesnb.scoring import normalize_log_proba
@@ -26,6 +24,7 @@ from bayesnb.scoring.gaussian import (
     needs_centering,
     student_t_jll,
 )
+from bayesnb.scoring.temperature import tempered
 from bayesnb.stats.discrete import count_classes
 from bayesnb.stats.gaussian import COVARIANCE_TYPES, GaussianStats, gaussian_stats
 from bayesnb.stats.missing import missing_mask, missing_patterns, missing_rows
@@ -215,7 +214,8 @@ class GDA(GenerativeClassifier):
         file stores, so it predicts as the saved one on any machine, and ``partial_fit``
         resolves it again from the grown statistics, as the original would.
         """
-        return self._learned_value("prior_", self._resolve_prior)
+        resolve = NormalInverseWishartPosterior.from_stats
+        return self._learned_value("prior_", lambda: resolve(self.prior, self._stats).prior)
 
     @prior_.setter
     def prior_(self, value: NormalInverseWishart) -> None:
@@ -227,9 +227,6 @@ class GDA(GenerativeClassifier):
             # fields may be arrays, which a parameter repr would truncate.
             return (name, self.prior)
         return super()._learned_key(name)
-
-    def _resolve_prior(self) -> NormalInverseWishart:
-        return NormalInverseWishartPosterior.from_stats(self.prior, self._stats).prior
 
     @property
     def posterior_(self) -> NormalInverseWishartPosterior:
@@ -375,6 +372,9 @@ class GDA(GenerativeClassifier):
         return linear_jll(X, coef, intercept, center, centre_data)
 
     def _relative_joint(self, X) -> np.ndarray:
+        """See :meth:`GenerativeClassifier._relative_joint`: the shared model (``"mle"``,
+        ``"map"``, ``"mean"``) is scored through its linear form, the quadratic term
+        ``xᵀΣ⁻¹x`` being common to all classes."""
         check_fitted(self)
         if self._missing != "ignore" and self._finite_on_scores:
             # The linear scores check X for NaN and infinity in passing: such a value makes
@@ -402,21 +402,9 @@ class GDA(GenerativeClassifier):
             "finite_on_scores", lambda: linear_scores_flag_nonfinite(coef, intercept)
         )
 
-    def predict_log_proba(self, X) -> np.ndarray:
-        """log p(c | x), normalised in log space, shape (n_samples, n_classes).
-
-        The shared model (``"mle"``, ``"map"``, ``"mean"``) is scored through its linear
-        form: the quadratic term ``xᵀΣ⁻¹x`` is common to all classes and cancels.
-        """
-        if _is_dask(X):
-            return _dask_predict(self, "predict_log_proba", X)
-        return normalize_log_proba(self._relative_joint(X), self.class_log_prior_)
-
-    def predict_proba(self, X) -> np.ndarray:
-        """p(c | x), rows summing to 1, shape (n_samples, n_classes)."""
-        if _is_dask(X):
-            return _dask_predict(self, "predict_proba", X)
-        joint = self._relative_joint(X)
+    def _proba(self, X) -> np.ndarray:
+        """predict_proba of in-memory X: the softmax of :meth:`_relative_joint`."""
+        joint = tempered(self._relative_joint(X), self.class_log_prior_, self._temperature())
         top = joint.max(axis=1, keepdims=True)
         if not np.all(np.isfinite(top)):
             return np.exp(normalize_log_proba(joint, self.class_log_prior_))
@@ -424,12 +412,3 @@ class GDA(GenerativeClassifier):
         p = np.exp(joint - top)
         p /= p.sum(axis=1, keepdims=True)
         return p
-
-    def predict(self, X) -> np.ndarray:
-        """The most probable class of every sample."""
-        if _is_dask(X):
-            return _dask_predict(self, "predict", X)
-        joint = self._relative_joint(X)
-        if not np.all(np.isfinite(joint.max(axis=1))):
-            joint = normalize_log_proba(joint, self.class_log_prior_)
-        return self.classes_[np.argmax(joint, axis=1)]

@@ -119,9 +119,7 @@ def _coefficients(est, fixed_part, X, codes, w) -> dict:
     rows = np.arange(n)
     x = X - st.shift
     cy = st.count[codes]
-    left = cy - w
-    todo = emptied(cy, w)  # the class loses its last Gaussian row
-    left = np.where(todo, 1.0, left)
+    left, todo = remaining(cy, w)  # todo: the class loses its last Gaussian row
     N = np.empty((n, k))
     N[:] = st.count
     N[rows, codes] = left
@@ -150,6 +148,13 @@ def _coefficients(est, fixed_part, X, codes, w) -> dict:
         dev=dev,
         cu=np.concatenate([lead, dev], axis=1) if st.covariance == "shared" else None,
     )
+
+
+def remaining(cy: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The count ``cy − w`` of each document's class without it, and where that empties the
+    class (the count then reads 1, to keep the formulas finite; the row is redone)."""
+    gone = emptied(cy, w)
+    return np.where(gone, 1.0, cy - w), gone
 
 
 def _series(est, fixed_part, X, codes, w, full: bool, form=None) -> tuple:

@@ -18,11 +18,6 @@ from bayesnb.posterior.sampling import inverse_wishart_draws
 __all__ = ["GDASampling"]
 
 
-def _covariance_type(est) -> str:
-    """``"shared"``, ``"per_class"`` or ``"diagonal"``: what the fitted statistics hold."""
-    return est._stats.covariance
-
-
 def _cov_matrix(cov: np.ndarray, covariance: str, features) -> np.ndarray:
     """A GDA covariance estimate in the layout: diagonal variances (K, d) become (K, d, d)
     matrices with zeros off the diagonal; ``features`` keeps a principal sub-block."""
@@ -56,12 +51,12 @@ class GDASampling:
             means = view.means_
             values["mean"] = means if features is None else means[:, features]
         if "cov" in names:
-            values["cov"] = _cov_matrix(view.covariance_, _covariance_type(est), features)
+            values["cov"] = _cov_matrix(view.covariance_, est._stats.covariance, features)
         return values
 
     def layout(self, est, features) -> dict:
         """The shared model's one ``cov`` has no ``class`` dim."""
-        if _covariance_type(est) == "shared":
+        if est._stats.covariance == "shared":
             return {"dims": {"cov": ["feature", "feature_bis"]}}
         return {}
 
@@ -71,7 +66,7 @@ class GDASampling:
         if "mean" in names or "cov" in names:
             n_classes = est.class_count_.shape[0]
             n = est.n_features_in_ if features is None else features.size
-            n_cov = n * n if _covariance_type(est) == "shared" else n_classes * n * n
+            n_cov = n * n if est._stats.covariance == "shared" else n_classes * n * n
             cells = n_classes * n + n_cov
         return "mean and cov", cells, "classes × columns + [classes ×] columns²"
 

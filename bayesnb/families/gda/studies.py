@@ -123,17 +123,9 @@ def gda_study(
         )
     W = _discriminant_directions(gda, Xtr)
     Ztr, Zte = Xtr @ W, Xte @ W
-    pad = 0.5
-    g0 = np.linspace(
-        min(Ztr[:, 0].min(), Zte[:, 0].min()) - pad,
-        max(Ztr[:, 0].max(), Zte[:, 0].max()) + pad,
-        grid_size,
-    )
-    g1 = np.linspace(
-        min(Ztr[:, 1].min(), Zte[:, 1].min()) - pad,
-        max(Ztr[:, 1].max(), Zte[:, 1].max()) + pad,
-        grid_size,
-    )
+    lo = np.minimum(Ztr.min(axis=0), Zte.min(axis=0)) - 0.5
+    hi = np.maximum(Ztr.max(axis=0), Zte.max(axis=0)) + 0.5
+    g0, g1 = (np.linspace(lo[j], hi[j], grid_size) for j in (0, 1))
     G0, G1 = np.meshgrid(g0, g1)
     flat = np.column_stack([G0.ravel(), G1.ravel()])
     regions = {}
@@ -314,33 +306,30 @@ def plot_gda_regions(result: GDAResult) -> bytes:
         return to_png(fig)
 
 
+_FIGURES = (
+    (
+        "coef",
+        plot_gda_coefficients,
+        "GDA's implied logistic coefficients against logistic regression's.",
+    ),
+    ("curve", plot_learning_curve, "Learning curve (bayesnb.learning_curve), Ng & Jordan style."),
+    ("regions", plot_gda_regions, "Decision regions; dots: training, circles: test."),
+)
+
+
 def layout(results: list, draw) -> Section:
     """The gda section of the page: one block per result."""
-    blocks = []
-    for x in results:
-        blocks.append(
-            Block(
-                x.study.data.name,
-                x.reading,
-                figures=[
-                    Figure(
-                        f"gda-coef-{x.study.data.name}",
-                        draw(plot_gda_coefficients, x),
-                        "GDA's implied logistic coefficients against logistic regression's.",
-                    ),
-                    Figure(
-                        f"gda-curve-{x.study.data.name}",
-                        draw(plot_learning_curve, x),
-                        "Learning curve (bayesnb.learning_curve), Ng & Jordan style.",
-                    ),
-                    Figure(
-                        f"gda-regions-{x.study.data.name}",
-                        draw(plot_gda_regions, x),
-                        "Decision regions; dots: training, circles: test.",
-                    ),
-                ],
-            )
+    blocks = [
+        Block(
+            x.study.data.name,
+            x.reading,
+            figures=[
+                Figure(f"gda-{key}-{x.study.data.name}", draw(plot, x), caption)
+                for key, plot, caption in _FIGURES
+            ],
         )
+        for x in results
+    ]
     return Section(
         "gda",
         "Gaussian discriminant analysis",
