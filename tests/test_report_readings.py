@@ -163,3 +163,25 @@ def test_informative_reading_quotes_the_surest_feature_and_its_ranking(digits):
         assert f"{n_zero} of the {len(t)} intervals include 0" in x.reading
     else:
         assert "Every interval excludes 0" in x.reading
+
+
+def test_gda_learning_curve_reading_follows_the_curve():
+    from bayesnb.cli import load_data
+    from bayesnb.families.gda.studies import gda_study
+
+    r = gda_study(Study(load_data("wine"), "gda"), seed=0, n_repeats=3, grid_size=20)
+    err = r.curve["error_mean"]
+    names = list(r.curve["estimator"].values)
+    g, lr = err.sel(estimator=names[0]).values, err.sel(estimator=names[1]).values
+    if "Logistic regression is ahead at every size" in r.reading:
+        assert (g > lr).all()
+    if "GDA stays ahead at every size" in r.reading:
+        assert (g < lr).all()
+    if "err equally at every size" in r.reading:
+        assert (g == lr).all()
+    if "GDA is never ahead" in r.reading:
+        assert (g >= lr).all() and (g == lr).any() and (g > lr).any()
+    assert any(
+        s in r.reading
+        for s in ("ahead at every size", "err equally", "never ahead", "leads up to", "cross")
+    )

@@ -166,17 +166,24 @@ def _gda_reading(r: GDAResult) -> str:
         f"test points): with {sizes[0]} training points GDA errs on {pct(g[0])} and logistic "
         f"regression on {pct(lr[0])}; with {sizes[-1]}, {pct(g[-1])} against {pct(lr[-1])}."
     )
-    ahead = g < lr
+    ahead, behind = g < lr, g > lr
     lead = int(np.argmin(ahead)) if not ahead.all() else ahead.size
-    if 2 <= lead < ahead.size:
+    if 2 <= lead < ahead.size and behind[lead:].all():
         parts.append(
             f"As Ng & Jordan (2001) predict, the generative model learns faster: GDA leads up "
             f"to {sizes[lead - 1]} training points, logistic regression from {sizes[lead]} on."
         )
     elif ahead.all():
         parts.append("GDA stays ahead at every size on these data.")
-    elif not ahead.any():
+    elif behind.all():
         parts.append("Logistic regression is ahead at every size on these data.")
+    elif not (ahead | behind).any():
+        parts.append("The two models err equally at every size on these data.")
+    elif not ahead.any():
+        parts.append(
+            "GDA is never ahead on these data: logistic regression leads at some sizes and "
+            "the two err equally at the others."
+        )
     else:
         parts.append(
             "The curves cross more than once or only at the smallest size; with "
