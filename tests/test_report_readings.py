@@ -169,7 +169,7 @@ def test_gda_learning_curve_reading_follows_the_curve():
     from bayesnb.cli import load_data
     from bayesnb.families.gda.studies import gda_study
 
-    r = gda_study(Study(load_data("wine"), "gda"), seed=0, n_repeats=3, grid_size=20)
+    r = gda_study(Study(load_data("wine"), "gda"), seed=0, n_repeats=2, grid_size=20)
     err = r.curve["error_mean"]
     names = list(r.curve["estimator"].values)
     g, lr = err.sel(estimator=names[0]).values, err.sel(estimator=names[1]).values
