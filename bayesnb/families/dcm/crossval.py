@@ -137,6 +137,8 @@ class _JointFit:
     def replay(self, stops: np.ndarray, rows: np.ndarray):
         """``(rows, β)`` for every distinct stopping iteration of ``stops[rows]``."""
         wanted = np.unique(stops[rows])
+        if wanted.size == 0:  # every row scored from the full fit: no iteration to run
+            return
         for n, (beta, *_) in enumerate(newton_iterations(*self._args)):
             if n in wanted:
                 beta = _concentration(self._est, self._args[0], beta.dense())
