@@ -53,20 +53,21 @@ _SETTLED = 1e-9
 
 
 def _cell_derivatives(beta_cells, v, w, cells, n_cells, e):
-    """β', β'', β''' of every cell's root β(D) of g(β) = D, from the derivatives of g at β
-    (the entries' ψ^(m)(β + v) − ψ^(m)(β), m = 1, 2, 3)."""
+    """g', g'', g''' of every cell's g at β (the entries' ψ^(m)(β + v) − ψ^(m)(β),
+    m = 1, 2, 3)."""
     b = beta_cells[cells]
     p1 = np.bincount(cells, w * (trigamma(b + v) - trigamma(b)), n_cells)
     p2 = np.bincount(cells, w * (polygamma(2, b + v) - polygamma(2, b)), n_cells)
     p3 = np.bincount(cells, w * (polygamma(3, b + v) - polygamma(3, b)), n_cells)
     bc = beta_cells
-    return _root_derivatives(p1 - e / bc**2, p2 + 2.0 * e / bc**3, p3 - 6.0 * e / bc**4)
+    return p1 - e / bc**2, p2 + 2.0 * e / bc**3, p3 - 6.0 * e / bc**4
 
 
 def _root_derivatives(g1, g2, g3):
     """β', β'', β''' of the root β(D) of g(β) = D from g', g'', g''' at it."""
     d1 = 1.0 / g1
-    return d1, -g2 * d1**3, -g3 * d1**4 + 3.0 * g2**2 * d1**5
+    d3 = d1 * d1 * d1  # products: ** of an array is a slow pow()
+    return d1, -g2 * d3, (3.0 * g2 * g2 * d1 - g3) * d3 * d1
 
 
 def polya_leave_one_out(
@@ -116,9 +117,10 @@ def polya_leave_one_out(
     cx_pos = np.full(size, -1, dtype=np.intp)
     cx_pos[cx] = np.arange(cx.size)
     sel = is_complex[flat]
-    cell_d = _cell_derivatives(
+    cell_g = _cell_derivatives(
         bflat[cx], vt.value[sel], vt.weight[sel], cx_pos[flat[sel]], cx.size, e
     )
+    cell_d = _root_derivatives(*cell_g)
     cx_cls = cx // V
     C = [np.bincount(cx_cls, d, K) for d in (bflat[cx], *cell_d)]
     n_simple = V - np.bincount(cx_cls, None, K)  # with the cells without data
@@ -146,9 +148,11 @@ def polya_leave_one_out(
     p_row = row[pr]
     u_f, u_x, u_w, inv = _distinct(cx, cx_pos[f[pr]], x[pr], w, p_row)
     emptied = tot[u_f] - u_w <= CANCEL * tot[u_f]  # no other document: β = e / D
-    coef, t_k, t_u = _coefficients(flat[sel], vt.value[sel], vt.weight[sel], cx_pos, u_f, u_x, u_w)
-    target = D0[u_f // V]
-    ud, settled = _roots(coef, t_k, t_u, bflat[u_f], target, e, ~emptied)
+    pos = cx_pos[u_f]
+    ud, settled = _item_roots(
+        pos, u_x, u_w, emptied, bflat[u_f], [g[pos] for g in cell_g], D0[u_f // V],
+        (cx_pos[flat[sel]], vt.value[sel], vt.weight[sel]), e, precision,
+    )  # fmt: skip
     # Per row: Σ_p [β_p − β_p^full] and its derivatives in D (emptied cells: −β_p^full, their
     # e / D joins S).
     full = [bflat[u_f]] + [d[cx_pos[u_f]] for d in cell_d]
@@ -205,57 +209,104 @@ def _distinct(cx, cell_pos, count, w, row):
     return cx[cell], count.astype(np.float64), weights[code], inv
 
 
-def _coefficients(cell, value, weight, cx_pos, want_cell, want_x, want_w):
-    """``(coef, k, item)``: the terms coef / (β + k), k < the cell's largest count, of
-    g_p(β) − e / β for every wanted (cell, count x, weight w): coef = R_k − w [k < x]."""
+def _item_roots(pos, x, w, emptied, b0, G, target, entries, e, precision):
+    """β, β', β'', β''' of every item's root β_p(D) of g_p(β) = G(β) − w Σ_{k<x} 1/(β + k) = D
+    at the full fit's D (``target``), and whether each has settled (the emptied: zeros).
+
+    The cell's G is taken by its third-order expansion about the full fit (G(b0) = D, its
+    derivatives ``G``) where the item holds a small share of the cell (β barely moves), else
+    exactly from the cell's tail sums R_k = Σ_{v > k} weight (k < its largest count).
+    """
+    live = ~emptied
+    own_k, own = _terms(np.where(live, x, 0.0))
+    h0 = np.bincount(own, 1.0 / (b0[own] + own_k), b0.size)
+    shift = w * h0 / np.abs(G[0])  # first-order change of β
+    exact = live & (np.abs(G[2]) * shift**4 / 6 / b0 > precision * target)
+    tail_k, tail_item, tail = _tails(*entries, pos, exact)
+    poly = [np.where(exact, 0.0, c) for c in (target, *G)]
+    coef = np.concatenate([-w[own], tail])
+    k = np.concatenate([own_k, tail_k])
+    item = np.concatenate([own, tail_item])
+    # Quadratic convergence: a last step below √precision / 10 leaves β off by about its
+    # square, a hundredth of precision.
+    settle = np.sqrt(precision) / 10
+    return _roots(poly, np.where(exact, e, 0.0), coef, k, item, b0, target, live, settle)
+
+
+def _terms(counts):
+    """``(k, item)``: k = 0 … count − 1 for every item (the terms of Σ_{k<count})."""
+    reps = np.asarray(counts).astype(np.intp)
+    ends = np.cumsum(reps)
+    k = np.arange(ends[-1] if ends.size else 0) - np.repeat(ends - reps, reps)
+    return k.astype(np.float64), np.repeat(np.arange(reps.size), reps)
+
+
+def _tails(cell, value, weight, want_pos, want):
+    """``(k, item, R_k)`` for k < the largest count of the cells ``want_pos[want]`` (positions
+    among the complex cells, of the entries ``cell``, ``value``, ``weight``)."""
     # Per complex cell, the weights by value, then suffix sums: a table (cells × longest).
     keep = value <= _LONGEST
-    width = int(value[keep].max()) + 2 if keep.any() else 2
-    cells = int(cx_pos.max()) + 1 if cx_pos.size else 1
-    table = np.bincount(
-        cx_pos[cell[keep]] * width + value[keep].astype(np.intp), weight[keep], cells * width
-    ).reshape(cells, width)
+    cell, value, weight = cell[keep], value[keep].astype(np.intp), weight[keep]
+    width = int(value.max()) + 2 if value.size else 2
+    cells = int(cell.max()) + 1 if cell.size else 1
+    table = np.bincount(cell * width + value, weight, cells * width).reshape(cells, width)
     suffix = np.cumsum(table[:, ::-1], axis=1)[:, ::-1]  # suffix[c, v] = Σ_{v' ≥ v}
-    longest = np.zeros(cells, dtype=np.intp)
-    np.maximum.at(longest, cx_pos[cell[keep]], value[keep].astype(np.intp))
-    pos = cx_pos[want_cell]
-    reps = longest[pos]
-    ends = np.cumsum(reps)
-    item = np.repeat(np.arange(reps.size), reps)
-    k = np.arange(ends[-1] if ends.size else 0) - np.repeat(ends - reps, reps)
-    tail = suffix[pos[item], k + 1]  # R_k = Σ_{v > k}
-    own = np.where(k < want_x[item], want_w[item], 0.0)
-    coef = tail - own
-    coef[np.abs(coef) <= CANCEL * np.abs(tail)] = 0.0
-    return coef, k.astype(np.float64), item
+    longest = np.zeros(cells)
+    np.maximum.at(longest, cell, value)
+    wanted = np.where(want, want_pos, 0)
+    k, item = _terms(np.where(want, longest[wanted], 0.0))
+    return k, item, suffix[wanted[item], k.astype(np.intp) + 1]
 
 
-def _sums(coef, k, item, beta, power):
-    """Σ coef / (β + k)^power per item."""
-    return np.bincount(item, coef / (beta[item] + k) ** power, beta.size)
-
-
-def _roots(coef, k, item, start, target, e, live):
-    """The roots of g(β) = ``target`` of the ``live`` items (Newton's method in ln β from
-    ``start``), and β, β', β'', β''' of their root in D there; whether each has settled."""
+def _roots(poly, e, coef, k, item, start, target, live, settle):
+    """The roots of g(β) = ``target`` of the ``live`` items by Newton's method in ln β from
+    ``start``, g(β) = poly(β − start) + Σ coef / (β + k) + e / β (poly: a cubic's f, f', f'',
+    f''' at 0); β, β', β'', β''' of their root in D there, and whether each has settled (last
+    step at most ``settle``). The items still moving are taken apart when they are fewer
+    than half."""
     b = start.copy()
-    settled = ~live
+    moved = np.where(live, np.inf, 0.0)
+    every = (poly, e, start, target, coef, k, item, b.size)
+    at, sub = np.arange(b.size), every  # the items iterated, and their terms
     with np.errstate(divide="ignore", invalid="ignore"):
         for _ in range(_ITERATIONS):
-            t = 1.0 / (b[item] + k)
-            g = np.bincount(item, coef * t, b.size) + e / b
-            g1 = -np.bincount(item, coef * t * t, b.size) - e / b**2
-            rel = np.clip(-(g - target) / (g1 * b), -5.0, 5.0)
-            rel[settled] = 0.0
-            b *= np.exp(rel)
-            settled |= np.abs(rel) <= _SETTLED
-            if settled.all():
+            g, g1 = _g(sub, b[at], 2)
+            rel = np.clip(-(g - sub[3]) / (g1 * b[at]), -5.0, 5.0)
+            rel[~live[at]] = 0.0
+            b[at] *= np.exp(rel)
+            moved[at] = np.abs(rel)
+            going = ~(moved[at] <= settle)
+            if not going.any():
                 break
-        g1 = -_sums(coef, k, item, b, 2) - e / b**2
-        g2 = 2.0 * _sums(coef, k, item, b, 3) + 2.0 * e / b**3
-        g3 = -6.0 * _sums(coef, k, item, b, 4) - 6.0 * e / b**4
-        d = _root_derivatives(g1, g2, g3)
-    return [np.where(live, v, 0.0) for v in (b, *d)], settled
+            if going.sum() * 2 < going.size:
+                sub = _items(np.flatnonzero(going), *sub)
+                at = at[going]
+        roots = _root_derivatives(*_g(every, b, 4)[1:])
+    return [np.where(live, v, 0.0) for v in (b, *roots)], moved <= settle
+
+
+def _items(keep, poly, e, start, target, coef, k, item, n):
+    """The items ``keep`` of these, renumbered: ``(poly, e, start, target, coef, k, item,
+    n)``."""
+    new = np.full(n, -1)
+    new[keep] = np.arange(keep.size)
+    terms = new[item] >= 0
+    return ([c[keep] for c in poly], e[keep], start[keep], target[keep], coef[terms],
+            k[terms], new[item[terms]], keep.size)  # fmt: skip
+
+
+def _g(items, b, orders):
+    """g and its first ``orders − 1`` derivatives at β = ``b`` (see :func:`_roots`)."""
+    poly, e, start, _, coef, k, item, n = items
+    d = b - start
+    t = 1.0 / (b[item] + k)
+    tb = 1.0 / b
+    out, tm, ebm, sign, fact = [], t, e * tb, 1.0, 1.0
+    for m in range(orders):
+        tail = poly[m:] + [0.0] * m  # the cubic's m-th derivative
+        out.append(_taylor(d, *tail) + sign * fact * (np.bincount(item, coef * tm, n) + ebm))
+        tm, ebm, sign, fact = tm * t, ebm * tb, -sign, fact * (m + 1)
+    return out
 
 
 def _solve_rows(Sa, C, den, D0, B0, w, length, live, r):
