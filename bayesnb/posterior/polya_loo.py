@@ -21,13 +21,15 @@ i's downdated cell equation
 
 (R_k the cell's weight of counts above k, L its largest count, x the count of i). That root
 depends on the cell, x and w only, not on the row: it is found once for every distinct
-(cell, x, w) by Newton's method at the full fit's D. C, β^full, the β_p and den are expanded
-to third order about the full fit (their derivatives from the implicit equations:
-β' = 1/g', β'' = −g'' β'³, β''' = −g''' β'⁴ + 3 g''² β'⁵), which leaves one scalar Newton
-iteration in D per row. A cell the row empties has β_p = e / D exactly. The change of D is of
-the order of one document's share of the class, so the expansion is exact far below the
-fit's tolerance on a class of many documents; a row whose next neglected term is not below
-the caller's ``precision`` (a small class) is flagged for a full refit.
+(cell, x, w) by Newton's method at the full fit's D (the cell's own part, the first sum
+without the row, by its third-order expansion about the full fit where the row holds a small
+share of the cell). C, β^full, the β_p and den are expanded to third order about the full
+fit (their derivatives from the implicit equations: β' = 1/g', β'' = −g'' β'³,
+β''' = −g''' β'⁴ + 3 g''² β'⁵), which leaves one scalar Newton iteration in D per row. A
+cell the row empties has β_p = e / D exactly. The change of D is of the order of one
+document's share of the class, so the expansion is exact far below the fit's tolerance on a
+class of many documents; a row whose next neglected term is not below the caller's
+``precision`` (a small class) is flagged for a full refit.
 """
 
 from __future__ import annotations
@@ -199,10 +201,10 @@ def polya_leave_one_out(
 def _distinct(cx, cell_pos, count, w, row):
     """The distinct (cell, count, weight) of the items: cells (of ``cx``), counts and
     weights, and every item's one."""
-    weights, w_code = np.unique(w, return_inverse=True)  # of the rows: few
+    weights, w_code = np.unique(w, return_inverse=True)  # of the rows, not the items
     span = np.int64(weights.size)
     key = (cell_pos.astype(np.int64) * (_LONGEST + 1) + count.astype(np.int64)) * span
-    # A hash table (the items are many, the distinct ones few): no sort.
+    # A hash table: O(items), no sort.
     inv, distinct = pd.factorize(key + w_code[row])
     cell, code = np.divmod(distinct, span)
     cell, count = np.divmod(cell, _LONGEST + 1)
