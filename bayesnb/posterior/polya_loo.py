@@ -133,20 +133,21 @@ def polya_leave_one_out(
         for m in (1, 2, 3)
     ]
     docs = stats.documents()
+    # Per cell: 0 the closed form, 1 another, 2 one with a count above _LONGEST.
+    kind = is_complex.astype(np.int8) + (longest > _LONGEST)
     # -- the rows ------------------------------------------------------------------------------
     n = Xs.shape[0]
     w = np.asarray(weights, dtype=np.float64)
     row = np.repeat(np.arange(n), np.diff(Xs.indptr))
     x = Xs.data
     f = codes[row] * V + Xs.indices
-    wr = w[row]
     length = np.bincount(row, x, n)
-    simple = ~is_complex[f]
-    a = np.bincount(row[simple], wr[simple], n)
-    too_long = longest[f] > _LONGEST
-    ok = (docs[codes] - w > CANCEL * docs[codes]) & ~np.bincount(row, too_long, n).astype(bool)
+    kinds = kind[f]
+    n_simple_row = np.bincount(row, kinds == 0, n)
+    a = w * n_simple_row
+    ok = (docs[codes] - w > CANCEL * docs[codes]) & (np.bincount(row, kinds == 2, n) == 0)
     # -- the row's other cells, by distinct (cell, count, weight) ----------------------------
-    pr = np.flatnonzero(~simple & ~too_long)
+    pr = np.flatnonzero(kinds == 1)
     p_row = row[pr]
     u_f, u_x, u_w, inv = _distinct(cx, cx_pos[f[pr]], x[pr], w, p_row)
     emptied = tot[u_f] - u_w <= CANCEL * tot[u_f]  # no other document: β = e / D
@@ -180,20 +181,22 @@ def polya_leave_one_out(
     cubed = np.abs(dD) ** 3 / 6 * rel_d
     neglected = cubed * third / B + np.abs(den[3][cls] * dBs**3 / 6) * rel_b / D
     ok &= good & (moved <= _SETTLED) & (neglected <= precision) & (B > 0) & np.isfinite(B)
-    # Score: the closed-form cells at the new D, the others at their roots.
-    beta_i = np.empty(x.size)
-    fs = f[simple]
-    left = ones[fs] - wr[simple]
+    # Score: the closed-form cells (a count of 1: ln Γ(β + 1) − ln Γ(β) = ln β) at the new D,
+    # Σ ln(left + e) − ln D each; the others at their roots. Rows with a count above
+    # _LONGEST are refitted (not ok).
+    at = np.flatnonzero(kinds == 0)
+    fs, rs = f[at], row[at]
+    left = ones[fs] - w[rs]
     left[np.abs(left) <= CANCEL * ones[fs]] = 0.0  # the row was the cell's only document
-    beta_i[simple] = (left + e) / D[row[simple]]
-    beta_i[pr] = np.where(emptied[inv], e / D[p_row], _taylor(dD[p_row], *(b[inv] for b in ud)))
-    beta_i[too_long] = 1.0  # rows refitted in full (not ok)
+    bp = np.where(emptied[inv], e / D[p_row], _taylor(dD[p_row], *(b[inv] for b in ud)))
+    xp = x[pr]
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.log(beta_i)  # ln Γ(β + 1) − ln Γ(β) for a count of 1, most entries
-        big = np.flatnonzero(x != 1.0)
-        terms[big] = log_rising(beta_i[big], x[big])
-        terms[beta_i <= 0] = -np.inf
-    score = np.bincount(row, terms, n) - log_rising(np.where(B > 0, B, 1.0), length)
+        closed = np.bincount(rs, np.log(left + e), n) - n_simple_row * np.log(D)
+        terms = np.log(bp)
+        big = np.flatnonzero(xp != 1.0)
+        terms[big] = log_rising(bp[big], xp[big])
+        terms[bp <= 0] = -np.inf
+    score = closed + np.bincount(p_row, terms, n) - log_rising(np.where(B > 0, B, 1.0), length)
     ok &= cubed * own <= precision * np.abs(score)
     return score, ok
 

@@ -67,7 +67,8 @@ class DCMCrossval(_DiscreteCrossval):
         # the full fit's, where the refit's other classes stop at once or x_i changes nothing).
         joint = np.empty((n, len(est.classes_)))
         full = np.flatnonzero(~redo & (stops < 0))
-        joint[full] = dcm_jll(Xs[full], est.concentration_)
+        every = full.size == n  # the usual case: no copy of X
+        joint[full] = dcm_jll(Xs if every else Xs[full], est.concentration_)
         for rows, beta in joint_fit.replay(stops, ~redo & (stops >= 0)):
             joint[rows] = dcm_jll(Xs[rows], beta)
         mine = np.flatnonzero(~np.isnan(own))  # NaN: x_i changes nothing (empty, weight 0)
