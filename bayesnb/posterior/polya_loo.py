@@ -207,8 +207,9 @@ def _distinct(cx, cell_pos, count, w, row):
     weights, w_code = np.unique(w, return_inverse=True)  # of the rows, not the items
     span = np.int64(weights.size)
     key = (cell_pos.astype(np.int64) * (_LONGEST + 1) + count.astype(np.int64)) * span
-    # A hash table: O(items), no sort.
-    inv, distinct = pd.factorize(key + w_code[row])
+    # A hash table: O(items), no sort (sized for the distinct ones being far fewer: a table
+    # of every item is slower to fill, cache misses; it grows when they are not).
+    inv, distinct = pd.factorize(key + w_code[row], size_hint=key.size // 8)
     cell, code = np.divmod(distinct, span)
     cell, count = np.divmod(cell, _LONGEST + 1)
     return cx[cell], count.astype(np.float64), weights[code], inv
