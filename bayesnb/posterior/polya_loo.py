@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 from scipy.special import digamma, polygamma
 
 from bayesnb.posterior._special import trigamma
@@ -157,13 +158,20 @@ def polya_leave_one_out(
         (cx_pos[flat[sel]], vt.value[sel], vt.weight[sel]), e, precision,
     )  # fmt: skip
     # Per row: Σ_p [β_p − β_p^full] and its derivatives in D (emptied cells: −β_p^full, their
-    # e / D joins S).
+    # e / D joins S), the sizes of the neglected terms below, and the unsettled and emptied
+    # cells: the sums of per-item values over the row's items, one sparse product (the
+    # entries are in row order).
     full = [bflat[u_f]] + [d[cx_pos[u_f]] for d in cell_d]
     change = [np.where(emptied, 0.0, b) - fb for b, fb in zip(ud, full, strict=True)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(emptied, 0.0, np.abs(ud[3] / ud[0]))
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(p_row, minlength=n))])
+    per_row = sp.csr_matrix((np.ones(inv.size), inv, indptr), shape=(n, u_f.size))
+    sums = per_row @ np.column_stack([*change, np.abs(ud[3]), u_x * ratio, ~settled, emptied])
     cls = codes
-    Sa = S[cls] - a + e * np.bincount(p_row, emptied[inv], n)
-    rows_C = [c[cls] + np.bincount(p_row, d[inv], n) for c, d in zip(C, change, strict=True)]
-    good = np.bincount(p_row, ~settled[inv], n) == 0
+    Sa = S[cls] - a + e * sums[:, 7]
+    rows_C = [c[cls] + sums[:, m] for m, c in enumerate(C)]
+    good = sums[:, 6] == 0
     D, moved = _solve_rows(Sa, rows_C, [d[cls] for d in den], D0[cls], B0[cls], w, length,
                            ok & good, r)  # fmt: skip
     dD = D - D0[cls]
@@ -174,10 +182,8 @@ def polya_leave_one_out(
     # change.
     rel_d = np.abs(dD) / D0[cls]
     rel_b = np.abs(dBs) / B0[cls]
-    third = np.abs(C[3][cls]) + np.bincount(p_row, np.abs(ud[3])[inv], n)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(emptied, 0.0, np.abs(ud[3] / ud[0]))
-    own = np.bincount(p_row, x[pr] * ratio[inv], n)
+    third = np.abs(C[3][cls]) + sums[:, 4]
+    own = sums[:, 5]
     cubed = np.abs(dD) ** 3 / 6 * rel_d
     neglected = cubed * third / B + np.abs(den[3][cls] * dBs**3 / 6) * rel_b / D
     ok &= good & (moved <= _SETTLED) & (neglected <= precision) & (B > 0) & np.isfinite(B)
