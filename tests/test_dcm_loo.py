@@ -127,17 +127,19 @@ def test_missing_ignore_takes_the_generic_path():
     assert family_of(est).loo_joint_log_proba(est, X, codes, np.ones(y.size)) is None
 
 
-def test_from_the_full_fit_on_large_classes():
+@pytest.mark.parametrize("weighted", [False, True], ids=["unit", "weighted"])
+def test_from_the_full_fit_on_large_classes(weighted):
     # Classes of hundreds of documents: most rows are scored from the full fit (no refit),
     # the rest refitted; all equal to the generic per-document refits to far below tol.
+    # Weights drawn from a continuum make every (cell, count, weight) of a row its own.
     from bayesnb.posterior.polya_loo import polya_leave_one_out
     from tests.test_dcm import simulate, true_beta
 
     beta = np.concatenate([true_beta(8, 2, 10), np.full((2, 200), 0.02)], axis=1)
     X, y = simulate(beta, 800, 8, lengths=(5, 60))
-    est = DirichletCompoundNB().fit(X, y)
+    w = np.random.default_rng(3).uniform(0.5, 2.0, y.size) if weighted else np.ones(y.size)
+    est = DirichletCompoundNB().fit(X, y, sample_weight=w)
     codes = np.searchsorted(est.classes_, y)
-    w = np.ones(y.size)
     Xs = sp.csr_matrix(X)
     keep = np.asarray(Xs.sum(axis=1)).ravel() > 0
     _, ok = polya_leave_one_out(

@@ -11,21 +11,32 @@ document i (weight w, length n_i) changes the equations of its own cells and den
 refit's optimum solves, in D,
 
     D = den(B) − w [ψ(B + n_i) − ψ(B)] + r,
-    B = S / D + C(D) − a_i / D + Σ_{p ∈ i's other cells} [β_p − β_p^full(D)],
+    B = S / D + C(D) − a_i / D + Σ_{p ∈ i's other cells} [β_p(D) − β_p^full(D)],
 
 with S = Σ (n + e) over the closed-form cells of the class, a_i the weight i takes from its
-closed-form cells, C(D) = Σ β_j(D) over the other cells of the class, and β_p the root of
-i's downdated cell equation g_p(β_p) = D. C, β^full and den are expanded to third order about
-the full fit (their derivatives from the implicit equations: β' = 1/g', β'' = −g'' β'³,
-β''' = −g''' β'⁴ + 3 g''² β'⁵); D and the β_p are found by Newton's method. The change of D
-is of the order of one document's share of the class, so the expansion is exact far below
-the fit's tolerance on a class of many documents; a row whose next neglected term is not
-below the caller's ``precision`` (a small class) is flagged for a full refit.
+closed-form cells, C(D) = Σ β_j(D) over the other cells of the class, and β_p(D) the root of
+i's downdated cell equation
+
+    g_p(β) = Σ_{k<L} (R_k − w [k < x]) / (β + k) + e / β = D
+
+(R_k the cell's weight of counts above k, L its largest count, x the count of i). That root
+depends on the cell, x and w only, not on the row: it is found once for every distinct
+(cell, x, w) by Newton's method at the full fit's D (the cell's own part, the first sum
+without the row, by its third-order expansion about the full fit where the row holds a small
+share of the cell). C, β^full, the β_p and den are expanded to third order about the full
+fit (their derivatives from the implicit equations: β' = 1/g', β'' = −g'' β'³,
+β''' = −g''' β'⁴ + 3 g''² β'⁵), which leaves one scalar Newton iteration in D per row. A
+cell the row empties has β_p = e / D exactly. The change of D is of the order of one
+document's share of the class, so the expansion is exact far below the fit's tolerance on a
+class of many documents; a row whose next neglected term is not below the caller's
+``precision`` (a small class) is flagged for a full refit.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
+import scipy.sparse as sp
 from scipy.special import digamma, polygamma
 
 from bayesnb.posterior._special import trigamma
@@ -45,20 +56,21 @@ _SETTLED = 1e-9
 
 
 def _cell_derivatives(beta_cells, v, w, cells, n_cells, e):
-    """The derivatives g', g'', g''' of every cell's g at β and those of its root β(D) of
-    g(β) = D: β', β'', β''' (from the entries' ψ^(m)(β + v) − ψ^(m)(β), m = 1, 2, 3)."""
+    """g', g'', g''' of every cell's g at β (the entries' ψ^(m)(β + v) − ψ^(m)(β),
+    m = 1, 2, 3)."""
     b = beta_cells[cells]
     p1 = np.bincount(cells, w * (trigamma(b + v) - trigamma(b)), n_cells)
     p2 = np.bincount(cells, w * (polygamma(2, b + v) - polygamma(2, b)), n_cells)
     p3 = np.bincount(cells, w * (polygamma(3, b + v) - polygamma(3, b)), n_cells)
     bc = beta_cells
-    g1 = p1 - e / bc**2
-    g2 = p2 + 2.0 * e / bc**3
-    g3 = p3 - 6.0 * e / bc**4
+    return p1 - e / bc**2, p2 + 2.0 * e / bc**3, p3 - 6.0 * e / bc**4
+
+
+def _root_derivatives(g1, g2, g3):
+    """β', β'', β''' of the root β(D) of g(β) = D from g', g'', g''' at it."""
     d1 = 1.0 / g1
-    d2 = -g2 * d1**3
-    d3 = -g3 * d1**4 + 3.0 * g2**2 * d1**5
-    return (d1, d2, d3), (g1, g2, g3)
+    d3 = d1 * d1 * d1  # products: ** of an array is a slow pow()
+    return d1, -g2 * d3, (3.0 * g2 * g2 * d1 - g3) * d3 * d1
 
 
 def polya_leave_one_out(
@@ -108,186 +120,129 @@ def polya_leave_one_out(
     cx_pos = np.full(size, -1, dtype=np.intp)
     cx_pos[cx] = np.arange(cx.size)
     sel = is_complex[flat]
-    (d1, d2, d3), (g1, g2, g3) = _cell_derivatives(
+    cell_g = _cell_derivatives(
         bflat[cx], vt.value[sel], vt.weight[sel], cx_pos[flat[sel]], cx.size, e
     )
+    cell_d = _root_derivatives(*cell_g)
     cx_cls = cx // V
-    C0 = np.bincount(cx_cls, bflat[cx], K)
-    C1, C2, C3 = (np.bincount(cx_cls, d, K) for d in (d1, d2, d3))
+    C = [np.bincount(cx_cls, d, K) for d in (bflat[cx], *cell_d)]
     n_simple = V - np.bincount(cx_cls, None, K)  # with the cells without data
     S = np.bincount(vt.cls, np.where(is_complex[flat], 0.0, vt.weight), K) + e * n_simple
     Lb = B0[lt.cls]
-    den_d = [
+    den = [den0] + [
         np.bincount(lt.cls, lt.weight * (polygamma(m, lt.length + Lb) - polygamma(m, Lb)), K)
         for m in (1, 2, 3)
     ]
     docs = stats.documents()
+    # Per cell: 0 the closed form, 1 another, 2 one with a count above _LONGEST.
+    kind = is_complex.astype(np.int8) + (longest > _LONGEST)
     # -- the rows ------------------------------------------------------------------------------
     n = Xs.shape[0]
     w = np.asarray(weights, dtype=np.float64)
     row = np.repeat(np.arange(n), np.diff(Xs.indptr))
     x = Xs.data
     f = codes[row] * V + Xs.indices
-    wr = w[row]
     length = np.bincount(row, x, n)
-    simple = ~is_complex[f]
-    a = np.bincount(row[simple], wr[simple], n)
-    too_long = longest[f] > _LONGEST
-    ok = (docs[codes] - w > CANCEL * docs[codes]) & ~np.bincount(row, too_long, n).astype(bool)
-    # The row's other cells: g_p(β) = G(β) − w Σ_{k<x} 1/(β + k), G the full cell's g: by
-    # its third-order expansion about the full fit where the row holds a small share of the
-    # cell (a frequent word: β barely moves), else exactly from the cell's tail sums
-    # R_k = Σ_{v > k} weight (O(the cell's largest count)).
-    pr = np.flatnonzero(~simple & ~too_long)
-    p_row, p_f, p_x, p_w = row[pr], f[pr], x[pr], wr[pr]
-    b0 = bflat[p_f]
-    pd = [d[cx_pos[p_f]] for d in (d1, d2, d3)]
-    pg = [g[cx_pos[p_f]] for g in (g1, g2, g3)]
-    emptied = tot[p_f] - p_w <= CANCEL * tot[p_f]  # no other document: β = e / D
-    own_k, own_p = _terms(p_x - 1.0)
-    own_k += 1.0  # k = 1 … x − 1 (k = 0 is taken apart in _g)
-    h0 = 1.0 / b0 + np.bincount(own_p, 1.0 / (b0[own_p] + own_k), pr.size)
-    shift = p_w * h0 / np.abs(pg[0])  # first-order change of β
-    exact = ~emptied & (np.abs(pg[2]) * shift**4 / 6 / b0 > precision * D0[codes[p_row]])
-    ex = np.flatnonzero(exact)
-    tail_k, tail_p = _terms(longest[p_f[ex]])
-    tail = _tails(flat[sel], vt.value[sel], vt.weight[sel], cx_pos, p_f[ex][tail_p], tail_k)
+    kinds = kind[f]
+    n_simple_row = np.bincount(row, kinds == 0, n)
+    a = w * n_simple_row
+    ok = (docs[codes] - w > CANCEL * docs[codes]) & (np.bincount(row, kinds == 2, n) == 0)
+    # -- the row's other cells, by distinct (cell, count, weight) ----------------------------
+    pr = np.flatnonzero(kinds == 1)
+    p_row = row[pr]
+    u_f, u_x, u_w, inv = _distinct(cx, cx_pos[f[pr]], x[pr], w, p_row)
+    emptied = tot[u_f] - u_w <= CANCEL * tot[u_f]  # no other document: β = e / D
+    pos = cx_pos[u_f]
+    ud, settled = _item_roots(
+        pos, u_x, u_w, emptied, bflat[u_f], [g[pos] for g in cell_g], D0[u_f // V],
+        (cx_pos[flat[sel]], vt.value[sel], vt.weight[sel]), e, precision,
+    )  # fmt: skip
+    # Per row: Σ_p [β_p − β_p^full] and its derivatives in D (emptied cells: −β_p^full, their
+    # e / D joins S), the sizes of the neglected terms below, and the unsettled and emptied
+    # cells: the sums of per-item values over the row's items, one sparse product (the
+    # entries are in row order).
+    full = [bflat[u_f]] + [d[cx_pos[u_f]] for d in cell_d]
+    change = [np.where(emptied, 0.0, b) - fb for b, fb in zip(ud, full, strict=True)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(emptied, 0.0, np.abs(ud[3] / ud[0]))
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(p_row, minlength=n))])
+    per_row = sp.csr_matrix((np.ones(inv.size), inv, indptr), shape=(n, u_f.size))
+    sums = per_row @ np.column_stack([*change, np.abs(ud[3]), u_x * ratio, ~settled, emptied])
     cls = codes
-    rows = {
-        "D": D0[cls].copy(), "D0": D0[cls], "Sa": S[cls] - a, "w": w, "length": length,
-        "C": [c[cls] for c in (C0, C1, C2, C3)], "den": [d[cls] for d in (den0, *den_d)],
-        "B0": B0[cls], "ok": ok,
-    }  # fmt: skip
-    pairs = {
-        "row": p_row, "bp": b0.copy(), "b0": b0, "g0": D0[codes[p_row]], "pg": pg, "pd": pd,
-        "w": p_w, "emptied": emptied,
-    }  # fmt: skip
-    ragged = (own_k, own_p, ex, tail, tail_k, tail_p)
-    D, bp, moved, small = _newton(rows, pairs, ragged, e, r)
-    B = _total(D, bp, rows, pairs)
+    Sa = S[cls] - a + e * sums[:, 7]
+    rows_C = [c[cls] + sums[:, m] for m, c in enumerate(C)]
+    good = sums[:, 6] == 0
+    D, moved = _solve_rows(Sa, rows_C, [d[cls] for d in den], D0[cls], B0[cls], w, length,
+                           ok & good, r)  # fmt: skip
     dD = D - D0[cls]
+    B = Sa / D + _taylor(dD, *rows_C)
     dBs = B - B0[cls]
-    converged = (moved <= _SETTLED) & small
-    # The size of the first neglected terms, relative to B and to D.
+    # The size of the first neglected terms, relative to B, to D and to the score (through
+    # the row's β_p, d ln Γ(β + x) − ln Γ(β) ≤ x dβ / β): the last ones times the relative
+    # change.
     rel_d = np.abs(dD) / D0[cls]
     rel_b = np.abs(dBs) / B0[cls]
-    neglected = (
-        np.abs(C3[cls] * dD**3 / 6) * rel_d / B + np.abs(den_d[2][cls] * dBs**3 / 6) * rel_b / D
-    )  # the next terms: the last ones times the relative change
-    ok &= converged & (neglected <= precision) & (B > 0) & np.isfinite(B)
-    # Score: the closed-form cells at the new D, the others at their roots.
-    beta_i = np.empty(x.size)
-    fs = f[simple]
-    left = ones[fs] - wr[simple]
+    third = np.abs(C[3][cls]) + sums[:, 4]
+    own = sums[:, 5]
+    cubed = np.abs(dD) ** 3 / 6 * rel_d
+    neglected = cubed * third / B + np.abs(den[3][cls] * dBs**3 / 6) * rel_b / D
+    ok &= good & (moved <= _SETTLED) & (neglected <= precision) & (B > 0) & np.isfinite(B)
+    # Score: the closed-form cells (a count of 1: ln Γ(β + 1) − ln Γ(β) = ln β) at the new D,
+    # Σ ln(left + e) − ln D each; the others at their roots. Rows with a count above
+    # _LONGEST are refitted (not ok).
+    at = np.flatnonzero(kinds == 0)
+    fs, rs = f[at], row[at]
+    left = ones[fs] - w[rs]
     left[np.abs(left) <= CANCEL * ones[fs]] = 0.0  # the row was the cell's only document
-    beta_i[simple] = (left + e) / D[row[simple]]
-    beta_i[pr] = bp
-    beta_i[too_long] = 1.0  # rows refitted in full (not ok)
+    bp = np.where(emptied[inv], e / D[p_row], _taylor(dD[p_row], *(b[inv] for b in ud)))
+    xp = x[pr]
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.log(beta_i)  # ln Γ(β + 1) − ln Γ(β) for a count of 1, most entries
-        big = np.flatnonzero(x != 1.0)
-        terms[big] = log_rising(beta_i[big], x[big])
-        terms[beta_i <= 0] = -np.inf
-    score = np.bincount(row, terms, n) - log_rising(np.where(B > 0, B, 1.0), length)
+        closed = np.bincount(rs, np.log(left + e), n) - n_simple_row * np.log(D)
+        terms = np.log(bp)
+        big = np.flatnonzero(xp != 1.0)
+        terms[big] = log_rising(bp[big], xp[big])
+        terms[bp <= 0] = -np.inf
+    score = closed + np.bincount(p_row, terms, n) - log_rising(np.where(B > 0, B, 1.0), length)
+    ok &= cubed * own <= precision * np.abs(score)
     return score, ok
 
 
-def _total(D, bp, rows, pairs):
-    """B of every row at D (the class's cells by their expansions, the row's exactly)."""
-    dD = D - rows["D0"]
-    full = _taylor(dD[pairs["row"]], pairs["b0"], *pairs["pd"])
-    n = D.size
-    return rows["Sa"] / D + _taylor(dD, *rows["C"]) + np.bincount(pairs["row"], bp - full, n)
+def _distinct(cx, cell_pos, count, w, row):
+    """The distinct (cell, count, weight) of the items: cells (of ``cx``), counts and
+    weights, and every item's one."""
+    weights, w_code = np.unique(w, return_inverse=True)  # of the rows, not the items
+    span = np.int64(weights.size)
+    key = (cell_pos.astype(np.int64) * (_LONGEST + 1) + count.astype(np.int64)) * span
+    # A hash table: O(items), no sort (sized for the distinct ones being far fewer: a table
+    # of every item is slower to fill, cache misses; it grows when they are not).
+    inv, distinct = pd.factorize(key + w_code[row], size_hint=key.size // 8)
+    cell, code = np.divmod(distinct, span)
+    cell, count = np.divmod(cell, _LONGEST + 1)
+    return cx[cell], count.astype(np.float64), weights[code], inv
 
 
-def _newton(rows, pairs, ragged, e, r):
-    """Newton's method on the equations of every row's D and of its cells' β_p
-    (g_p(β_p) = D) together; the emptied cells follow β = e / D exactly. The rows still
-    moving are taken apart when they are fewer than half: D and β_p of every row and cell,
-    the last relative change of D and whether every β_p of the row has settled."""
-    n, m = rows["D"].size, pairs["bp"].size
-    D, bp = rows["D"].copy(), pairs["bp"].copy()
-    moved, small = np.full(n, np.inf), np.zeros(n, dtype=bool)
-    live_rows, live_pairs = np.arange(n), np.arange(m)
-    R, P, G = rows, pairs, ragged
-    for _ in range(_ITERATIONS):
-        d, b, mv, sm = _step(R, P, G, D[live_rows], bp[live_pairs], e, r)
-        D[live_rows], bp[live_pairs], moved[live_rows], small[live_rows] = d, b, mv, sm
-        going = R["ok"] & ~((mv <= _SETTLED) & sm)
-        if not going.any():
-            break
-        if going.sum() * 2 < going.size:  # take the rows still moving apart
-            R, P, G, keep_pairs = _subset(R, P, G, going)
-            live_rows, live_pairs = live_rows[going], live_pairs[keep_pairs]
-    return D, bp, moved, small
+def _item_roots(pos, x, w, emptied, b0, G, target, entries, e, precision):
+    """β, β', β'', β''' of every item's root β_p(D) of g_p(β) = G(β) − w Σ_{k<x} 1/(β + k) = D
+    at the full fit's D (``target``), and whether each has settled (the emptied: zeros).
 
-
-def _step(R, P, G, D, bp, e, r):
-    """One Newton step of :func:`_newton` on the rows R (their cells P, terms G)."""
-    own_k, own_p, ex, tail, tail_k, tail_p = G
-    n = D.size
-    p_row, emptied = P["row"], P["emptied"]
-    keep = ~emptied
-    dD = D - R["D0"]
-    dDp = dD[p_row]
-    Dp = D[p_row]
-    bp = bp.copy()
-    bp[emptied] = e / Dp[emptied]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        g, g1p = _g(
-            bp, P["b0"], P["g0"], P["pg"], P["w"], own_k, own_p, ex, tail, tail_k, tail_p, e
-        )
-        inv = np.where(keep, 1.0 / g1p, 0.0)
-        res = np.where(keep, g - Dp, 0.0)
-    B = _total(D, bp, R, P)
-    full_d = _taylor_slope(dDp, *P["pd"])
-    B_D = (
-        -R["Sa"] / (D * D)
-        + _taylor_slope(dD, *R["C"][1:])
-        + np.bincount(p_row, np.where(emptied, -e / (Dp * Dp), 0.0) - full_d + inv, n)
-    )
-    dBs = B - R["B0"]
-    w, length = R["w"], R["length"]
-    den = _taylor(dBs, *R["den"]) - w * (digamma(B + length) - digamma(B))
-    den1 = _taylor_slope(dBs, *R["den"][1:]) - w * (trigamma(B + length) - trigamma(B))
-    F = den + r - D
-    step_D = (den1 * np.bincount(p_row, res * inv, n) - F) / (den1 * B_D - 1.0)
-    step_D = np.where(R["ok"], step_D, 0.0)
-    with np.errstate(invalid="ignore"):
-        rel = np.clip((step_D[p_row] - res) * inv / bp, -5.0, 5.0)
-    bp = bp * np.exp(rel)
-    D = D + step_D
-    small = np.bincount(p_row, np.abs(rel) > _SETTLED, n) == 0
-    return D, bp, np.abs(step_D) / D, small
-
-
-def _subset(R, P, G, going):
-    """The rows ``going``, their cells and terms, renumbered."""
-    own_k, own_p, ex, tail, tail_k, tail_p = G
-    new_row = np.cumsum(going) - 1
-    kp = going[P["row"]]
-    new_pair = np.cumsum(kp) - 1
-    R2 = {k: ([x[going] for x in v] if isinstance(v, list) else v[going]) for k, v in R.items()}
-    P2 = {k: ([x[kp] for x in v] if isinstance(v, list) else v[kp]) for k, v in P.items()}
-    P2["row"] = new_row[P["row"][kp]]
-    ko = kp[own_p]
-    kex = kp[ex]
-    kt = kex[tail_p]
-    G2 = (
-        own_k[ko], new_pair[own_p[ko]], new_pair[ex[kex]], tail[kt], tail_k[kt],
-        (np.cumsum(kex) - 1)[tail_p[kt]],
-    )  # fmt: skip
-    return R2, P2, G2, kp
-
-
-def _taylor(x, f0, f1, f2, f3):
-    """The third-order expansion f0 + f1 x + f2 x²/2 + f3 x³/6."""
-    return f0 + x * (f1 + x * (f2 / 2 + x * (f3 / 6)))
-
-
-def _taylor_slope(x, f1, f2, f3):
-    """Its derivative in x."""
-    return f1 + x * (f2 + x * (f3 / 2))
+    The cell's G is taken by its third-order expansion about the full fit (G(b0) = D, its
+    derivatives ``G``) where the item holds a small share of the cell (β barely moves), else
+    exactly from the cell's tail sums R_k = Σ_{v > k} weight (k < its largest count).
+    """
+    live = ~emptied
+    own_k, own = _terms(np.where(live, x, 0.0))
+    h0 = np.bincount(own, 1.0 / (b0[own] + own_k), b0.size)
+    shift = w * h0 / np.abs(G[0])  # first-order change of β
+    exact = live & (np.abs(G[2]) * shift**4 / 6 / b0 > precision * target)
+    tail_k, tail_item, tail = _tails(*entries, pos, exact)
+    poly = [np.where(exact, 0.0, c) for c in (target, *G)]
+    coef = np.concatenate([-w[own], tail])
+    k = np.concatenate([own_k, tail_k])
+    item = np.concatenate([own, tail_item])
+    # Quadratic convergence: a last step below √precision / 10 leaves β off by about its
+    # square, a hundredth of precision.
+    settle = np.sqrt(precision) / 10
+    return _roots(poly, np.where(exact, e, 0.0), coef, k, item, b0, target, live, settle)
 
 
 def _terms(counts):
@@ -298,33 +253,101 @@ def _terms(counts):
     return k.astype(np.float64), np.repeat(np.arange(reps.size), reps)
 
 
-def _g(bp, b0, g0, pg, w, own_k, own_p, ex, tail, tail_k, tail_p, e):
-    """g_p(β) and g_p'(β) of the row's other cells at ``bp`` (see the caller)."""
-    m = bp.size
-    d = bp - b0
-    g = _taylor(d, g0, *pg)
-    g1 = _taylor_slope(d, *pg)
-    be = bp[ex]
-    t = 1.0 / (be[tail_p] + tail_k)
-    g[ex] = np.bincount(tail_p, tail * t, ex.size) + e / be
-    g1[ex] = -np.bincount(tail_p, tail * t * t, ex.size) - e / be**2
-    t = 1.0 / bp  # the k = 0 term of the row's own Σ_{k<x} (x ≥ 1)
-    g -= w * t
-    g1 += w * t * t
-    if own_p.size:  # its k ≥ 1 terms (a count above 1)
-        t = 1.0 / (bp[own_p] + own_k)
-        g -= w * np.bincount(own_p, t, m)
-        g1 += w * np.bincount(own_p, t * t, m)
-    return g, g1
-
-
-def _tails(cell, value, weight, cx_pos, want_cell, want_k):
-    """Σ of ``weight`` over the entries of cell ``want_cell`` with ``value > want_k``."""
+def _tails(cell, value, weight, want_pos, want):
+    """``(k, item, R_k)`` for k < the largest count of the cells ``want_pos[want]`` (positions
+    among the complex cells, of the entries ``cell``, ``value``, ``weight``)."""
     # Per complex cell, the weights by value, then suffix sums: a table (cells × longest).
-    width = int(value.max()) + 1 if value.size else 1
-    width = min(width, _LONGEST + 1)
     keep = value <= _LONGEST
-    table = np.zeros((cx_pos.max() + 1 if cx_pos.size else 1, width + 1))
-    np.add.at(table, (cx_pos[cell[keep]], value[keep].astype(np.intp)), weight[keep])
+    cell, value, weight = cell[keep], value[keep].astype(np.intp), weight[keep]
+    width = int(value.max()) + 2 if value.size else 2
+    cells = int(cell.max()) + 1 if cell.size else 1
+    table = np.bincount(cell * width + value, weight, cells * width).reshape(cells, width)
     suffix = np.cumsum(table[:, ::-1], axis=1)[:, ::-1]  # suffix[c, v] = Σ_{v' ≥ v}
-    return suffix[cx_pos[want_cell], want_k.astype(np.intp) + 1]
+    longest = np.zeros(cells)
+    np.maximum.at(longest, cell, value)
+    wanted = np.where(want, want_pos, 0)
+    k, item = _terms(np.where(want, longest[wanted], 0.0))
+    return k, item, suffix[wanted[item], k.astype(np.intp) + 1]
+
+
+def _roots(poly, e, coef, k, item, start, target, live, settle):
+    """The roots of g(β) = ``target`` of the ``live`` items by Newton's method in ln β from
+    ``start``, g(β) = poly(β − start) + Σ coef / (β + k) + e / β (poly: a cubic's f, f', f'',
+    f''' at 0); β, β', β'', β''' of their root in D there, and whether each has settled (last
+    step at most ``settle``). The items still moving are taken apart when they are fewer
+    than half."""
+    b = start.copy()
+    moved = np.where(live, np.inf, 0.0)
+    every = (poly, e, start, target, coef, k, item, b.size)
+    at, sub = np.arange(b.size), every  # the items iterated, and their terms
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for _ in range(_ITERATIONS):
+            g, g1 = _g(sub, b[at], 2)
+            rel = np.clip(-(g - sub[3]) / (g1 * b[at]), -5.0, 5.0)
+            rel[~live[at]] = 0.0
+            b[at] *= np.exp(rel)
+            moved[at] = np.abs(rel)
+            going = ~(moved[at] <= settle)
+            if not going.any():
+                break
+            if going.sum() * 2 < going.size:
+                sub = _items(np.flatnonzero(going), *sub)
+                at = at[going]
+        roots = _root_derivatives(*_g(every, b, 4)[1:])
+    return [np.where(live, v, 0.0) for v in (b, *roots)], moved <= settle
+
+
+def _items(keep, poly, e, start, target, coef, k, item, n):
+    """The items ``keep`` of these, renumbered: ``(poly, e, start, target, coef, k, item,
+    n)``."""
+    new = np.full(n, -1)
+    new[keep] = np.arange(keep.size)
+    terms = new[item] >= 0
+    return ([c[keep] for c in poly], e[keep], start[keep], target[keep], coef[terms],
+            k[terms], new[item[terms]], keep.size)  # fmt: skip
+
+
+def _g(items, b, orders):
+    """g and its first ``orders − 1`` derivatives at β = ``b`` (see :func:`_roots`)."""
+    poly, e, start, _, coef, k, item, n = items
+    d = b - start
+    t = 1.0 / (b[item] + k)
+    tb = 1.0 / b
+    out, tm, ebm, sign, fact = [], t, e * tb, 1.0, 1.0
+    for m in range(orders):
+        tail = poly[m:] + [0.0] * m  # the cubic's m-th derivative
+        out.append(_taylor(d, *tail) + sign * fact * (np.bincount(item, coef * tm, n) + ebm))
+        tm, ebm, sign, fact = tm * t, ebm * tb, -sign, fact * (m + 1)
+    return out
+
+
+def _solve_rows(Sa, C, den, D0, B0, w, length, live, r):
+    """Newton's method on every ``live`` row's D, from the full fit's: D and the last
+    relative change of every row."""
+    D = D0.copy()
+    moved = np.where(live, np.inf, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for _ in range(_ITERATIONS):
+            dD = D - D0
+            B = Sa / D + _taylor(dD, *C)
+            B_D = -Sa / (D * D) + _taylor_slope(dD, *C[1:])
+            dBs = B - B0
+            F = _taylor(dBs, *den) - w * (digamma(B + length) - digamma(B)) + r - D
+            den1 = _taylor_slope(dBs, *den[1:]) - w * (trigamma(B + length) - trigamma(B))
+            going = moved > _SETTLED
+            step = np.where(going, -F / (den1 * B_D - 1.0), 0.0)
+            D = D + step
+            moved = np.where(going, np.abs(step) / D, moved)
+            if not np.any(moved > _SETTLED):
+                break
+    return D, moved
+
+
+def _taylor(x, f0, f1, f2, f3):
+    """The third-order expansion f0 + f1 x + f2 x²/2 + f3 x³/6."""
+    return f0 + x * (f1 + x * (f2 / 2 + x * (f3 / 6)))
+
+
+def _taylor_slope(x, f1, f2, f3):
+    """Its derivative in x."""
+    return f1 + x * (f2 + x * (f3 / 2))

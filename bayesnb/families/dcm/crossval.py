@@ -67,7 +67,8 @@ class DCMCrossval(_DiscreteCrossval):
         # the full fit's, where the refit's other classes stop at once or x_i changes nothing).
         joint = np.empty((n, len(est.classes_)))
         full = np.flatnonzero(~redo & (stops < 0))
-        joint[full] = dcm_jll(Xs[full], est.concentration_)
+        every = full.size == n  # the usual case: no copy of X
+        joint[full] = dcm_jll(Xs if every else Xs[full], est.concentration_)
         for rows, beta in joint_fit.replay(stops, ~redo & (stops >= 0)):
             joint[rows] = dcm_jll(Xs[rows], beta)
         mine = np.flatnonzero(~np.isnan(own))  # NaN: x_i changes nothing (empty, weight 0)
@@ -137,6 +138,8 @@ class _JointFit:
     def replay(self, stops: np.ndarray, rows: np.ndarray):
         """``(rows, β)`` for every distinct stopping iteration of ``stops[rows]``."""
         wanted = np.unique(stops[rows])
+        if wanted.size == 0:  # every row scored from the full fit: no iteration to run
+            return
         for n, (beta, *_) in enumerate(newton_iterations(*self._args)):
             if n in wanted:
                 beta = _concentration(self._est, self._args[0], beta.dense())
