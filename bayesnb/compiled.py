@@ -196,9 +196,14 @@ def compile_model(model, var_names: list[str] | None = None):
 
     Same initial points (support point with nutpie's jitter), same logp, gradient and trace;
     falls back to nutpie's own compilation when this version of nutpie lacks the pieces used.
-    Compiled under :func:`exact_math`.
+    Compiled under :func:`exact_math`, and without PyTensor's C backend: the initial-point
+    functions (PyTensor's ``FAST_COMPILE``, run a few times per fit) would otherwise compile the
+    C code of their inner graphs, seconds of a C compiler on a machine whose PyTensor cache is
+    empty; their Python implementations give the same values.
     """
-    with exact_math():
+    from pytensor import config
+
+    with exact_math(), config.change_flags(cxx=""):
         return _compile_model(model, var_names)
 
 

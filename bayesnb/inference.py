@@ -197,8 +197,8 @@ def fit_pymc(
         chains × draws × documents × 8 for the ``log_likelihood`` group when requested.
     auxiliary : bool, default False
         Also keep the free variables of the parametrisation that are not in the layout (the
-        log-Gamma variates ``*_log_gamma`` behind every Dirichlet, GDA's Bartlett factors), for
-        diagnosing the sampler.
+        log-Gamma variates ``*_log_gamma`` behind every Dirichlet, DirichletCompoundNB's
+        ``concentration_total``, GDA's Bartlett factors), for diagnosing the sampler.
     **sample_kwargs
         Passed to ``nutpie.sample`` or ``pm.sample`` (``target_accept`` works with both;
         ``max_treedepth`` is translated to nutpie's ``maxdepth``).

@@ -297,12 +297,17 @@ def test_logp_matches_closed_form_density():
     phi = np.random.default_rng(1).uniform(0.1, 0.9, (N_CLASSES, N_FEATURES))
     val = {"class_prior_log_gamma": z, "feature_prob_logodds__": np.log(phi / (1 - phi))}
     assert val.keys() == point.keys()
-    # the log-density of the values: z_k = log g_k, g_k ~ Gamma(γ, 1), with the Jacobian g_k
+    # the log-density of the values: z_k = log g_k, g_k ~ Gamma(γ, 1), with the Jacobian g_k,
+    # the scale S = Σ g tilted by S^N to Gamma(3γ + N, 1) (N documents)
     logp = model.compile_logp(jacobian=False, mode="FAST_COMPILE")(val)
     n_c = np.array([(y == c).sum() for c in ["a", "b", "c"]])
     D = np.stack([X[y == c].sum(0) for c in ["a", "b", "c"]])
+    N, A = n_c.sum(), 3 * 1.5
     expected = (
         (stats.gamma.logpdf(np.exp(z), 1.5) + z).sum()
+        + N * np.log(np.exp(z).sum())
+        + gammaln(A)
+        - gammaln(A + N)
         + stats.beta.logpdf(phi, 2.0, 3.0).sum()
         + stats.multinomial.logpmf(n_c, n_c.sum(), pi)
         + stats.binom.logpmf(D, n_c[:, None], phi).sum()

@@ -134,8 +134,13 @@ def test_sufficient_logp_is_the_closed_form_density():
     logp = model.compile_logp(jacobian=False, mode="FAST_COMPILE")(value)
     n_c = np.array([(y == c).sum() for c in "abc"])
     S = np.stack([X[y == c].sum(0) for c in "abc"])
+    # the class prior's scale Σ e^z tilted by (Σ e^z)^N to Gamma(3γ + N, 1), N documents
+    N, A = n_c.sum(), 3 * 1.5
     expected = (
         (stats.gamma.logpdf(np.exp(z), 1.5) + z).sum()
+        + N * np.log(np.exp(z).sum())
+        + gammaln(A)
+        - gammaln(A + N)
         + stats.gamma.logpdf(lam, np.array(ALPHA), scale=1 / np.array(BETA)).sum()
         + stats.multinomial.logpmf(n_c, n_c.sum(), pi)
         + (S * np.log(lam) - n_c[:, None] * lam).sum()

@@ -5,7 +5,9 @@ The ``declare`` arrow of the pipe (docs/design.md, "Architecture"). Every model 
 Every Dirichlet is declared as normalised Gamma variates sampled in log space (free variables
 ``*_log_gamma``, see :mod:`bayesnb.pymc_models.simplex`): the same distribution, a
 log-concave posterior for every shape, so NUTS does not diverge at the boundary of the simplex
-where the rare words of a text model live.
+where the rare words of a text model live; each row's scale is tilted by the likelihood's
+multinomial draws from it, so that the posterior of the variates is independent log-Gamma
+(:func:`bayesnb.pymc_models.simplex.dirichlet`).
 
 - labels: ``y_i ~ Categorical(π)``, ``π ~ Dirichlet(γ·1)`` with ``γ = est.class_alpha``
   (``fit_prior=False`` or ``class_prior=`` fix π instead: it becomes constant data);
@@ -16,7 +18,9 @@ where the rare words of a text model live.
 - Poisson NB: ``x_ij ~ Poisson(λ_{y_i j})``, ``λ_cj ~ Gamma(α_j, β_j)`` (shape, rate), the
   variable ``feature_rate``; integer counts only;
 - Dirichlet-compound-multinomial NB: ``β_cj ~ Gamma(prior_shape, prior_rate)`` (variable
-  ``concentration``, with ``feature_prob = β_c / B_c`` a Deterministic), ``x_i ~
+  ``concentration``, with ``feature_prob = β_c / B_c``), sampled as its total
+  ``B_c ~ Gamma(V·prior_shape, prior_rate)`` (``concentration_total``) and the independent
+  ``feature_prob_c ~ Dirichlet(prior_shape·1)``, ``x_i ~
   DirichletMultinomial(n_i, β_{y_i})`` (data form) or the ``pm.Potential`` ``polya_loglik`` on
   the value and length histograms (sufficient form; it omits the multinomial coefficients,
   a constant);

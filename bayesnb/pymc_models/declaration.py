@@ -187,20 +187,24 @@ def declare_class_prior(spec: ModelSpec):
     import pymc as pm
     import pytensor.tensor as pt
 
+    if spec.likelihood == "data":
+        labels = pm.Data("y_data", spec.data["y_data"], dims="doc")
+        n_docs = labels.shape[0]
+    else:
+        labels = pm.Data("class_count_data", spec.data["class_count_data"], dims="class")
+        n_docs = labels.sum()
     if "class_prior_value" in spec.data:
         value = pm.Data("class_prior_value", spec.data["class_prior_value"], dims="class")
         pi = pm.Deterministic("class_prior", value, dims="class")
         log_pi = pt.log(value)
     else:
         gamma = pm.Data("class_alpha", spec.data["class_alpha"], dims="class")
-        pi, log_pi = simplex.dirichlet("class_prior", gamma, dims="class")
+        pi, log_pi = simplex.dirichlet("class_prior", gamma, dims="class", total=n_docs)
     if spec.likelihood == "data":
-        y_d = pm.Data("y_data", spec.data["y_data"], dims="doc")
-        simplex.categorical("y", log_pi, observed=y_d, dims="doc")
-        return pi, y_d
-    n_d = pm.Data("class_count_data", spec.data["class_count_data"], dims="class")
-    simplex.multinomial("class_count", n_d.sum(), log_pi, observed=n_d, dims="class")
-    return pi, n_d
+        simplex.categorical("y", log_pi, observed=labels, dims="doc")
+    else:
+        simplex.multinomial("class_count", n_docs, log_pi, observed=labels, dims="class")
+    return pi, labels
 
 
 # -- feature priors and observations -----------------------------------------------------------

@@ -1,7 +1,10 @@
 """DirichletCompoundNB family methods: the PyMC declaration.
 
 ``β_cj ~ Gamma(prior_shape, prior_rate)`` (variable ``concentration``, with ``feature_prob =
-β_c / B_c`` a Deterministic), ``x_i ~ DirichletMultinomial(n_i, β_{y_i})`` (data form) or the
+β_c / B_c``), declared as ``β_c = B_c θ_c``: the total ``B_c ~ Gamma(V·prior_shape,
+prior_rate)`` (auxiliary ``concentration_total``) times the independent ``θ_c ~
+Dirichlet(prior_shape·1)`` (``feature_prob``, :func:`bayesnb.pymc_models.simplex.dirichlet`),
+``x_i ~ DirichletMultinomial(n_i, β_{y_i})`` (data form) or the
 ``pm.Potential`` ``polya_loglik`` on the value and length histograms (sufficient form; it omits
 the multinomial coefficients, a constant).
 """
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bayesnb.pymc_models import simplex
 from bayesnb.pymc_models.declaration import (
     as_counts,
     declare_class_prior,
@@ -80,11 +84,15 @@ class DCMPyMC:
             dims={"concentration": ["class", "feature"], "feature_prob": ["class", "feature"]},
             hyperparameter_dims={"concentration_shape": None, "concentration_rate": None},
             coords=coords,
+            auxiliary={
+                "concentration_total": ["class"],
+                "feature_prob_log_gamma": ["class", "feature"],
+            },
         )
 
 
 def _build_dcm(spec: ModelSpec):
-    """β_cj ~ Gamma(shape, rate); documents Pólya(β_{y_i}).
+    """β_cj ~ Gamma(shape, rate) as ``B_c θ_c``; documents Pólya(β_{y_i}).
 
     Sufficient form: ``Σ_entries w [ln Γ(v + β_cj) − ln Γ(β_cj)] + Σ_lengths w [ln Γ(B_c) −
     ln Γ(n + B_c)]`` over the value and length histograms (zero counts and empty documents
@@ -94,21 +102,35 @@ def _build_dcm(spec: ModelSpec):
     import pymc as pm
     import pytensor.tensor as pt
 
+    n_classes, n_features = len(spec.coords["class"]), len(spec.coords["feature"])
     with pm.Model(coords=spec.coords) as model:
         _, labels = declare_class_prior(spec)
         shape = pm.Data("concentration_shape", spec.data["concentration_shape"])
         rate = pm.Data("concentration_rate", spec.data["concentration_rate"])
-        beta = pm.Gamma("concentration", alpha=shape, beta=rate, dims=("class", "feature"))
-        total = beta.sum(axis=1)
-        pm.Deterministic("feature_prob", beta / total[:, None], dims=("class", "feature"))
         if spec.likelihood == "data":
             X_d = pm.Data("X_data", spec.data["X_data"], dims=("doc", "feature"))
+            tokens = pt.zeros(n_classes)[labels].inc(X_d.sum(axis=1))
+        else:
+            hist = ("value_", "length_")
+            d = {k: pm.Data(k, v) for k, v in spec.data.items() if k.startswith(hist)}
+            tokens = pt.zeros(n_classes)[d["length_class"]].inc(
+                d["length_weight"] * d["length_value"]
+            )
+        # β_c = B_c θ_c: i.i.d. Gamma(s, r) cells are a Gamma(V s, r) total B_c times an
+        # independent Dirichlet(s) θ_c. The likelihood pins θ_c far better than B_c (set by
+        # the documents' overdispersion alone), so sampling log β_cj directly moves every
+        # frequent cell with log B_c: one direction a diagonal mass matrix cannot scale.
+        total = pm.Gamma("concentration_total", alpha=n_features * shape, beta=rate, dims="class")
+        a = pt.ones(n_features) * shape
+        _, log_theta = simplex.dirichlet("feature_prob", a, dims=("class", "feature"), total=tokens)
+        beta = pm.Deterministic(
+            "concentration", pt.exp(pt.log(total)[:, None] + log_theta), dims=("class", "feature")
+        )
+        if spec.likelihood == "data":
             pm.DirichletMultinomial(
                 "X", n=X_d.sum(axis=1), a=beta[labels], observed=X_d, dims=("doc", "feature")
             )
         else:
-            hist = ("value_", "length_")
-            d = {k: pm.Data(k, v) for k, v in spec.data.items() if k.startswith(hist)}
             b = beta[d["value_class"], d["value_feature"]]
             cells = pt.sum(d["value_weight"] * (pt.gammaln(d["value_count"] + b) - pt.gammaln(b)))
             B = total[d["length_class"]]

@@ -88,6 +88,8 @@ class MultinomialPyMC:
             # which knows only the data its log-density reads, is not given.
             extra["X_data"] = data.pop("X_data")
             data |= sparse_cells(X, codes)
+            if prior is None:
+                data["X_length"] = np.asarray(extra["X_data"].sum(axis=1), dtype=np.float64)
         else:
             data["feature_count_log_coef"] = multinomial_log_coef(data["feature_count_data"])
         unk = "category" in extra
@@ -148,10 +150,21 @@ def _build_multinomial(spec: ModelSpec):
     with pm.Model(coords=spec.coords) as model:
         _, labels = declare_class_prior(spec)
         name = "category_prob" if unk else "feature_prob"
+        if spec.likelihood == "data":
+            X_d = pm.Data("X_data", spec.extra["X_data"], dims=("doc", dim))
+            cells = {k: pm.Data(k, spec.data[k]) for k in simplex.SPARSE_CELLS}
+        else:
+            T_d = declare_feature_data(spec, dim)
         if spec.alpha_prior is None:
+            # the tokens of each class: the multinomial draws of each row of θ
+            if spec.likelihood == "data":
+                lengths = pm.Data("X_length", spec.data["X_length"], dims="doc")
+                tokens = pt.zeros(len(spec.coords["class"]))[labels].inc(lengths)
+            else:
+                tokens = T_d.sum(axis=1)
             # α unbroadcast: ln Γ(α) is taken once per distinct α, not per (class, feature) cell
             a = declare_feature_alpha(spec, dim)
-            theta, log_theta = simplex.dirichlet(name, a, dims=("class", dim))
+            theta, log_theta = simplex.dirichlet(name, a, dims=("class", dim), total=tokens)
             log_theta_lik = log_theta
         else:
             a = pt.broadcast_to(declare_alpha(spec, trailing=0), (len(spec.coords["class"]),))
@@ -166,13 +179,10 @@ def _build_multinomial(spec: ModelSpec):
             )
         draw_log_theta = None if log_theta is log_theta_lik else log_theta
         if spec.likelihood == "data":
-            X_d = pm.Data("X_data", spec.extra["X_data"], dims=("doc", dim))
-            cells = {k: pm.Data(k, spec.data[k]) for k in simplex.SPARSE_CELLS}
             simplex.sparse_multinomial(
                 "X", X_d, labels, log_theta_lik, cells, ("doc", dim), draw_log_theta
             )
         else:
-            T_d = declare_feature_data(spec, dim)
             coef = pm.Data("feature_count_log_coef", spec.data["feature_count_log_coef"])
             simplex.multinomial(
                 "feature_count",
