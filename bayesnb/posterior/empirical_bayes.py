@@ -120,9 +120,10 @@ def fit_symmetric_dirichlet(
     offsets = segment_offsets(sizes)
     seg_sizes = np.diff(np.append(offsets, counts.shape[-1]))
     totals = np.add.reduceat(counts, offsets, axis=-1)
-    n_val, n_mult = np.unique(counts, return_counts=True)
-    keep = n_val > 0  # zero counts contribute ψ(α) − ψ(α) = 0 and ln Γ(α) − ln Γ(α) = 0
-    n_val, n_mult = n_val[keep], n_mult[keep].astype(np.float64)
+    # Zero counts contribute ψ(α) − ψ(α) = 0 and ln Γ(α) − ln Γ(α) = 0; dropping them before
+    # the sort leaves only the seen cells of a sparse table (most of a vocabulary is unseen).
+    n_val, n_mult = np.unique(counts[counts > 0], return_counts=True)
+    n_mult = n_mult.astype(np.float64)
     pairs = np.stack([totals.ravel(), np.broadcast_to(seg_sizes, totals.shape).ravel()])
     (t_val, k_val), t_mult = np.unique(pairs, axis=1, return_counts=True)
     t_mult = t_mult.astype(np.float64)
