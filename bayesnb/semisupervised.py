@@ -36,14 +36,15 @@ from bayesnb.posterior.prior_density import dirichlet_log_density
 from bayesnb.scoring import normalize_log_proba
 from bayesnb.validation import check_fitted, check_int, check_sample_weight, encode_labels
 
-__all__ = ["SemiSupervisedNB", "log_posterior", "unlabelled_mask"]
+__all__ = ["SemiSupervisedNB", "log_posterior", "log_prior_density", "unlabelled_mask"]
 
 _ESTIMATES = ("map", "mle")
 
 
 def unlabelled_mask(y) -> np.ndarray:
     """Which rows of ``y`` are unlabelled: ``-1`` for numeric labels (scikit-learn's
-    semi-supervised convention), ``""`` or ``None`` for string and object labels.
+    semi-supervised convention), ``""`` or ``None`` for string and object labels (and a
+    missing value, NaN or pandas' NA, which a string Series makes of ``None``).
 
     Parameters
     ----------
@@ -62,7 +63,14 @@ def unlabelled_mask(y) -> np.ndarray:
     if kind in "US":
         return y == y.dtype.type()
     if kind == "O":
-        return np.fromiter((v is None or (isinstance(v, str) and v == "") for v in y), bool, y.size)
+        import pandas as pd
+
+        # None, "" or a missing value (NaN, pandas' NA: a string Series' None reads as one).
+        return np.fromiter(
+            (v is None or v == "" or (pd.api.types.is_scalar(v) and pd.isna(v)) for v in y),
+            bool,
+            y.size,
+        )
     if kind == "b":
         return np.zeros(y.shape, dtype=bool)
     raise ValueError(f"labels of dtype {y.dtype} cannot mark unlabelled rows (-1, '' or None)")
@@ -114,11 +122,14 @@ def log_posterior(est, X_labelled, y_labelled, X_unlabelled, weight=1.0, sample_
     """
     wl, wu = (None, None) if sample_weight is None else sample_weight
     Xl = est._check_input(X_labelled, reset=False)
-    Xu = est._check_input(X_unlabelled, reset=False)
     _, codes = encode_labels(np.asarray(y_labelled), est.classes_)
     wl = check_sample_weight(wl, Xl)
-    wu = check_sample_weight(wu, Xu)
-    return _log_posterior(est, Xl, codes, wl, _joint(est, Xu), weight * wu)
+    if _num_samples(X_unlabelled) == 0:
+        joint, wu = np.zeros((0, len(est.classes_))), np.zeros(0)
+    else:
+        Xu = est._check_input(X_unlabelled, reset=False)
+        joint, wu = _joint(est, Xu), weight * check_sample_weight(wu, Xu)
+    return _log_posterior(est, Xl, codes, wl, joint, wu)
 
 
 def _log_posterior(est, Xl, codes, wl, joint_u, wu) -> float:
