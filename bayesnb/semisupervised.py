@@ -2,7 +2,7 @@
 unlabelled documents, with the unlabelled ones weighted by λ (Nigam et al. 2000, EM-λ).
 
 A generative classifier gives an unlabelled document a likelihood, p(x) = Σ_c p(c) p(x | c),
-so the observed-data log posterior
+so the observed-data log posterior::
 
     L(θ) = log p(θ) + Σ_{labelled i} w_i log p(x_i, y_i | θ) + λ Σ_{unlabelled i} w_i log p(x_i | θ)
 
@@ -125,22 +125,80 @@ def log_posterior(est, X_labelled, y_labelled, X_unlabelled, weight=1.0, sample_
     _, codes = encode_labels(np.asarray(y_labelled), est.classes_)
     wl = check_sample_weight(wl, Xl)
     if _num_samples(X_unlabelled) == 0:
-        joint, wu = np.zeros((0, len(est.classes_))), np.zeros(0)
+        evidence, wu = np.zeros(0), np.zeros(0)
     else:
         Xu = est._check_input(X_unlabelled, reset=False)
-        joint, wu = _joint(est, Xu), weight * check_sample_weight(wu, Xu)
-    return _log_posterior(est, Xl, codes, wl, joint, wu)
+        evidence = logsumexp(_joint(est, Xu), axis=1)
+        wu = weight * check_sample_weight(wu, Xu)
+    return _log_posterior(est, Xl, codes, wl, evidence, wu)
 
 
-def _log_posterior(est, Xl, codes, wl, joint_u, wu) -> float:
+def _log_posterior(est, Xl, codes, wl, evidence_u, wu) -> float:
     labelled = _joint(est, Xl)[np.arange(codes.shape[0]), codes]
-    unlabelled = logsumexp(joint_u, axis=1) if joint_u.shape[0] else np.zeros(0)
-    return _dot(wl, labelled) + _dot(wu, unlabelled) + log_prior_density(est)
+    return _dot(wl, labelled) + _dot(wu, evidence_u) + log_prior_density(est)
 
 
-def _responsibilities(est, joint: np.ndarray) -> np.ndarray:
-    """p(c | x) from the joint (a document impossible under every class: the class prior)."""
-    return np.exp(normalize_log_proba(joint, est.class_log_prior_))
+def _e_step(est, joint: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(p(c | x), log p(x))`` of every row from the joint, in one pass over it.
+
+    A document impossible under every class (log p(x) = -inf) takes the class prior, as
+    ``predict_proba`` gives it (:func:`bayesnb.scoring.normalize_log_proba`, which warns).
+    """
+    top = joint.max(axis=1, keepdims=True) if joint.shape[1] else np.zeros((len(joint), 1))
+    impossible = np.isneginf(top[:, 0])
+    top[impossible] = 0.0
+    with np.errstate(divide="ignore"):
+        resp = np.exp(joint - top)
+        total = resp.sum(axis=1, keepdims=True)
+        evidence = (top + np.log(total))[:, 0]
+    if impossible.any():
+        total[impossible] = 1.0
+        resp[impossible] = np.exp(normalize_log_proba(joint[impossible], est.class_log_prior_))
+    resp /= total
+    return resp, evidence
+
+
+class _EM:
+    """One EM run on fitted ``est``: the validated documents, the labelled statistics (counted
+    once) and the joint of the unlabelled documents under the current estimate.
+
+    ``unlabelled`` is ``(X, λ, sample_weight)``, or None: no EM (the supervised fit).
+    """
+
+    def __init__(self, est, labelled, unlabelled) -> None:
+        Xl, yl, wl = labelled
+        self.est = est
+        self.Xl = est._check_input(Xl, reset=False)
+        _, self.codes = encode_labels(yl, est.classes_)
+        self.wl = check_sample_weight(wl, self.Xl)
+        self.supervised = unlabelled is None
+        if self.supervised:
+            self.Xu, self.wu, self.evidence = None, np.zeros(0), np.zeros(0)
+        else:
+            Xu, lam, wu = unlabelled
+            self.Xu = est._check_input(Xu, reset=False)
+            self.wu = lam * check_sample_weight(wu, self.Xu)
+            self.labelled_stats = est._statistics(self.Xl, self.codes, self.wl)
+            self._score()
+        self.value = self._value()
+
+    def _score(self) -> None:
+        """The E-step's half under the current estimate: responsibilities and log p(x)."""
+        self.resp, self.evidence = _e_step(self.est, _joint(self.est, self.Xu))
+
+    def _value(self) -> float:
+        return _log_posterior(self.est, self.Xl, self.codes, self.wl, self.evidence, self.wu)
+
+    def step(self) -> float:
+        """One M-step from the current responsibilities, then the E-step's scores under the
+        new estimate; the observed-data log posterior there."""
+        est = self.est
+        self.resp *= self.wu[:, None]
+        soft = family_of(est).soft_statistics(est, self.Xu, self.resp)
+        est._fit_arrays(self.Xl, self.codes, self.wl, statistics=[self.labelled_stats, *soft])
+        self._score()
+        self.value = self._value()
+        return self.value
 
 
 class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -166,18 +224,23 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     max_iter : int, default 100
         The most EM iterations (E-step + M-step).
     tol : float, default 1e-8
-        EM stops after iteration t when L_t − L_{t−1} ≤ tol · |L_t|.
+        EM stops after iteration t when ``L_t - L_(t-1) <= tol * abs(L_t)``.
 
     Attributes
     ----------
-    estimator_ : the fitted estimator (the last M-step's), usable by every bayesnb path
+    estimator_ : bayesnb estimator
+        The fitted estimator (the last M-step's), usable by every bayesnb path
         (``predict_proba``, ``point_estimate``, ``sample_posterior``, ``save``, ...).
-    classes_ : ndarray, the labels of the labelled documents.
-    n_iter_ : int, EM iterations run (0: the supervised fit).
-    log_posterior_ : ndarray of shape (n_iter_ + 1,)
-        L after every M-step: first the labelled-only fit (the M-step with every unlabelled
-        weight 0), then one value per iteration; never decreasing.
-    converged_ : bool, whether the stopping rule was met within ``max_iter``.
+    classes_ : ndarray
+        The labels of the labelled documents.
+    n_iter_ : int
+        EM iterations run (0: the supervised fit).
+    log_posterior_ : ndarray
+        L after every M-step, ``n_iter_ + 1`` values: first the labelled-only fit (the
+        M-step with every unlabelled weight 0), then one value per iteration; never
+        decreasing.
+    converged_ : bool
+        Whether the stopping rule was met within ``max_iter`` iterations.
     """
 
     def __init__(self, estimator, unlabelled_weight=1.0, max_iter=100, tol=1e-8):
@@ -275,37 +338,10 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        lam = self._check_params()
-        (Xl, yl, wl), (Xu, wu) = self._split(X, y, sample_weight)
-        est = clone(self.estimator).fit(Xl, yl, sample_weight=wl)
-        self.classes_ = est.classes_
-        Xl_v = est._check_input(Xl, reset=False)
-        _, codes = encode_labels(yl, est.classes_)
-        wl = check_sample_weight(wl, Xl_v)
-        n_unlabelled = _num_samples(Xu)
-        if lam == 0 or n_unlabelled == 0:
-            self.estimator_, self.n_iter_, self.converged_ = est, 0, True
-            empty = np.zeros((0, len(est.classes_)))
-            self.log_posterior_ = np.array(
-                [_log_posterior(est, Xl_v, codes, wl, empty, np.zeros(0))]
-            )
-            return self
-        # Hold what the labelled fit derived from its data (a data-scaled prior) fixed.
-        fixed = family_of(est).fixed_prior_params(est)
-        if fixed:
-            est.set_params(**fixed)
-        Xu_v = est._check_input(Xu, reset=False)
-        wu = lam * check_sample_weight(wu, Xu_v)
-        labelled_stats = est._statistics(Xl_v, codes, wl)
-        joint = _joint(est, Xu_v)
-        history = [_log_posterior(est, Xl_v, codes, wl, joint, wu)]
-        converged = False
-        for _ in range(self.max_iter):
-            resp = _responsibilities(est, joint) * wu[:, None]
-            soft = family_of(est).soft_statistics(est, Xu_v, resp)
-            est._fit_arrays(Xl_v, codes, wl, statistics=[labelled_stats, *soft])
-            joint = _joint(est, Xu_v)
-            history.append(_log_posterior(est, Xl_v, codes, wl, joint, wu))
+        state = self._start(X, y, sample_weight)
+        history, converged = [state.value], state.supervised
+        for _ in range(0 if state.supervised else self.max_iter):
+            history.append(state.step())
             if history[-1] - history[-2] <= self.tol * abs(history[-1]):
                 converged = True
                 break
@@ -317,11 +353,25 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        self.estimator_ = est
+        self.estimator_ = state.est
         self.n_iter_ = len(history) - 1
         self.log_posterior_ = np.asarray(history)
         self.converged_ = converged
         return self
+
+    def _start(self, X, y, sample_weight) -> _EM:
+        """The labelled-only fit and the EM state that iterates from it (sets ``classes_``)."""
+        lam = self._check_params()
+        (Xl, yl, wl), (Xu, wu) = self._split(X, y, sample_weight)
+        est = clone(self.estimator).fit(Xl, yl, sample_weight=wl)
+        self.classes_ = est.classes_
+        if lam == 0 or _num_samples(Xu) == 0:
+            return _EM(est, (Xl, yl, wl), None)
+        # Hold what the labelled fit derived from its data (a data-scaled prior) fixed.
+        fixed = family_of(est).fixed_prior_params(est)
+        if fixed:
+            est.set_params(**fixed)
+        return _EM(est, (Xl, yl, wl), (Xu, lam, wu))
 
     def partial_fit(self, X, y, sample_weight=None):
         """One more EM step with a new batch (the first call is :meth:`fit`).
@@ -348,7 +398,7 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             rows = np.flatnonzero(unlabelled)
             Xu = est._check_input(_safe_indexing(X, rows), reset=False)
             wu = lam * check_sample_weight(None if w is None else w[rows], Xu)
-            resp = _responsibilities(est, _joint(est, Xu)) * wu[:, None]
+            resp = _e_step(est, _joint(est, Xu))[0] * wu[:, None]
             batches += family_of(est).soft_statistics(est, Xu, resp)
         if not unlabelled.all():
             rows = np.flatnonzero(~unlabelled)

@@ -482,3 +482,15 @@ def test_refused_inputs():
         SemiSupervisedNB(MultinomialNB()).fit(X, _hide(y, 30))
     with pytest.raises(ValueError, match="one label per row"):
         SemiSupervisedNB(est).fit(X, y[:10])
+
+
+def test_threaded_transposed_product_equals_scipy(monkeypatch):
+    from bayesnb.scoring.blocks import csr_tdot
+
+    monkeypatch.setenv("BAYESNB_NUM_THREADS", "4")
+    X = sp.random(30_000, 500, density=0.02, format="csr", random_state=0) * 3.0
+    R = np.random.default_rng(0).random((30_000, 7))
+    assert X.nnz >= 1 << 18  # the threaded path
+    expected = np.asarray(X.T @ R)
+    np.testing.assert_allclose(csr_tdot(X, R), expected, rtol=1e-13, atol=1e-13 * expected.max())
+    np.testing.assert_array_equal(csr_tdot(X, R), csr_tdot(X, R))  # same bits every call

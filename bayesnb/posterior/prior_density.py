@@ -38,8 +38,12 @@ def dirichlet_log_density(alpha, log_theta: np.ndarray, sizes=None) -> float:
         Segment lengths (default one segment).
     """
     log_theta = np.asarray(log_theta, dtype=np.float64)
-    a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), log_theta.shape)
     n = log_theta.shape[-1]
+    if np.ndim(alpha) == 0 and sizes is None:  # one concentration: no table of its logs
+        a, vectors = float(alpha), log_theta.size // max(n, 1)
+        kernel = 0.0 if a == 1.0 else (a - 1.0) * float(log_theta.sum())
+        return vectors * float(gammaln(n * a) - n * gammaln(a)) + kernel
+    a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), log_theta.shape)
     sizes = np.array([n]) if sizes is None else np.asarray(sizes)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
     with np.errstate(invalid="ignore"):

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from bayesnb.scoring.blocks import csr_tdot
+
 __all__ = [
     "CANCEL",
     "binarize",
@@ -147,8 +149,11 @@ def soft_class_sums(X, resp: np.ndarray) -> np.ndarray:
     One sparse-times-dense product (O(nonzeros × classes)), where :func:`count_features`
     with hard labels would take one pass per class.
     """
-    out = X.T @ np.asarray(resp, dtype=np.float64)
-    return np.ascontiguousarray(np.asarray(out).T)
+    if sp.issparse(X):
+        out = csr_tdot(X.tocsr(), resp)
+    else:
+        out = np.asarray(X).T @ np.asarray(resp, dtype=np.float64)
+    return np.ascontiguousarray(out.T)
 
 
 def category_codes(X, offsets: np.ndarray, n_categories: np.ndarray) -> sp.csr_matrix:
