@@ -24,11 +24,12 @@ import numbers
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import _safe_indexing
-from sklearn.utils.validation import _num_samples
+from sklearn.utils.validation import _num_samples, column_or_1d
 
 from bayesnb._dask import is_dask
 from bayesnb.families import family_of
@@ -73,7 +74,16 @@ def unlabelled_mask(y) -> np.ndarray:
         )
     if kind == "b":
         return np.zeros(y.shape, dtype=bool)
+    if kind == "c":
+        raise ValueError("Complex data not supported: labels of a complex dtype")
     raise ValueError(f"labels of dtype {y.dtype} cannot mark unlabelled rows (-1, '' or None)")
+
+
+def _rows_indexable(X):
+    """X as something rows can be taken from: CSR for any sparse format, an array for a list."""
+    if sp.issparse(X):
+        return X.tocsr()
+    return X if hasattr(X, "shape") else np.asarray(X)
 
 
 def _class_log_prior_density(est) -> float:
@@ -294,8 +304,12 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 "unlabelled ones): compute the Dask collections first"
             )
         if y is None:
-            raise ValueError("SemiSupervisedNB requires y (unlabelled rows marked -1, '' or None)")
-        y = np.asarray(y)
+            raise ValueError(
+                "SemiSupervisedNB requires y to be passed, but the target y is None "
+                "(unlabelled rows are marked -1, '' or None)"
+            )
+        X = _rows_indexable(X)
+        y = column_or_1d(y, warn=True)
         n = _num_samples(X)
         if y.shape != (n,):
             raise ValueError(f"y must have one label per row of X ({n}), got shape {y.shape}")
@@ -309,7 +323,7 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         kinds = np.unique(y[labelled])
         if kinds.size < 2:
             raise ValueError(
-                f"SemiSupervisedNB needs labelled rows of at least 2 classes, got {kinds.size} "
+                f"SemiSupervisedNB needs labelled rows of at least 2 classes, got 1 class "
                 f"({kinds.tolist()})"
             )
         w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
@@ -354,6 +368,9 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 stacklevel=2,
             )
         self.estimator_ = state.est
+        self.n_features_in_ = state.est.n_features_in_
+        if hasattr(state.est, "feature_names_in_"):
+            self.feature_names_in_ = state.est.feature_names_in_
         self.n_iter_ = len(history) - 1
         self.log_posterior_ = np.asarray(history)
         self.converged_ = converged
@@ -373,7 +390,7 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             est.set_params(**fixed)
         return _EM(est, (Xl, yl, wl), (Xu, lam, wu))
 
-    def partial_fit(self, X, y, sample_weight=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One more EM step with a new batch (the first call is :meth:`fit`).
 
         The E-step gives the batch's unlabelled rows their responsibilities under the current
@@ -382,15 +399,35 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         (incremental EM, Neal & Hinton 1998), so no document is kept and ``log_posterior_``
         (a value over every document) is not extended.
 
+        Parameters
+        ----------
+        X, y, sample_weight
+            As in :meth:`fit`.
+        classes : array-like, optional
+            Every label; only checked (the first call's labelled rows must show them all,
+            since EM starts from their fit).
+
         Returns
         -------
         self
         """
-        if not hasattr(self, "estimator_"):
-            return self.fit(X, y, sample_weight=sample_weight)
+        first = not hasattr(self, "estimator_")
+        if first:
+            self.fit(X, y, sample_weight=sample_weight)
+        if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise ValueError(
+                f"classes={np.asarray(classes).tolist()} differs from the classes of the "
+                f"labelled rows of the first call {self.classes_.tolist()}"
+            )
+        if not first:
+            self._partial_step(_rows_indexable(X), y, sample_weight)
+        return self
+
+    def _partial_step(self, X, y, sample_weight) -> None:
+        """The incremental EM step of :meth:`partial_fit` on a fitted model."""
         lam = self._check_params()
         est = self.estimator_
-        y = np.asarray(y)
+        y = column_or_1d(y, warn=True)
         unlabelled = unlabelled_mask(y)
         w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         batches = []
@@ -410,7 +447,6 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             est._merge_statistics(stats)
         est._statistics_changed()
         self.n_iter_ += 1
-        return self
 
     # -- prediction: the fitted estimator's ----------------------------------------------------
     def predict(self, X) -> np.ndarray:
@@ -437,4 +473,5 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         inner = self.estimator.__sklearn_tags__()
         tags.input_tags = copy.deepcopy(inner.input_tags)
+        tags.classifier_tags.poor_score = inner.classifier_tags.poor_score
         return tags

@@ -78,14 +78,11 @@ def _scores(model, X_test, y_test, classes) -> tuple[float, float]:
 
 
 def _gain(args) -> None:
-    data = fortunes(held_out=0.3, seed=0)
+    data = fortunes(held_out=0.3, seed=0, min_docs=10)
     if data is None:
         return
     X, y, X_test, y_test = data
-    labels, counts = np.unique(y, return_counts=True)
-    kept = labels[counts >= 10]
-    train, test = np.isin(y, kept), np.isin(y_test, kept)
-    X, y, X_test, y_test = X[train], y[train], X_test[test], y_test[test]
+    kept = np.unique(y)
     print(
         f"\n== fortunes, 5 labelled per class: {X.shape[0]:,} training × {X.shape[1]:,} words, "
         f"{X_test.shape[0]:,} held out, {len(kept)} classes ({load_average()}) =="
