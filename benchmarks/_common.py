@@ -134,11 +134,15 @@ def gaussian_classes(n: int, d: int, n_classes: int, seed: int = 0):
     return rng.normal(size=(n, d)) @ B.T + means[y], y
 
 
-def fortunes(categories=None, *, keep: float = 1.0, held_out: float = 0.0, seed: int = 0):
+def fortunes(
+    categories=None, *, keep: float = 1.0, held_out: float = 0.0, seed: int = 0, min_docs: int = 0
+):
     """Word counts of Debian's fortunes, or None (and a line saying so) when not installed.
 
     Every record draws u ~ U(0, 1) (seeded): records with u < ``held_out`` are held out, those
     with ``held_out`` ≤ u < ``keep`` are the training part, whose vocabulary counts both.
+    ``min_docs``: only the categories with at least that many training documents are kept
+    (in both parts; the vocabulary is that of every training document).
 
     Returns
     -------
@@ -160,7 +164,16 @@ def fortunes(categories=None, *, keep: float = 1.0, held_out: float = 0.0, seed:
     vec = CountVectorizer()
     X = vec.fit_transform([t for t, k in zip(texts, train, strict=True) if k])
     X_test = vec.transform([t for t, k in zip(texts, test, strict=True) if k])
-    return X.astype(np.float64), labels[train], X_test.astype(np.float64), labels[test]
+    X, y, X_test, y_test = (
+        X.astype(np.float64),
+        labels[train],
+        X_test.astype(np.float64),
+        labels[test],
+    )
+    names, counts = np.unique(y, return_counts=True)
+    kept = names[counts >= min_docs]
+    rows, rows_test = np.isin(y, kept), np.isin(y_test, kept)
+    return X[rows], y[rows], X_test[rows_test], y_test[rows_test]
 
 
 # -- timing -----------------------------------------------------------------------------------

@@ -260,6 +260,33 @@ class Family:
         # each document, not only the statistics).
         raise self.unsupported("alpha='loo'")
 
+    # -- unlabelled documents (bayesnb.semisupervised) ----------------------------------------
+    def feature_log_prior_density(self, est) -> float:
+        """log p(θ) of the feature parameters at fitted ``est``'s ``"map"`` point, normalised."""
+        raise self.unsupported("unlabelled documents (a prior density of its parameters)")
+
+    def soft_statistics(self, est, X, resp: np.ndarray) -> list[dict]:
+        """Statistics batches (merged in turn by ``est._merge_statistics``) of validated ``X``
+        whose row i belongs to class c with weight ``resp[i, c]`` (responsibility × weight).
+
+        The default counts one weighted pass per class (``sample_weight`` = the column of
+        ``resp``, rows of weight 0 left out); a family whose statistics are linear in the
+        one-hot labels overrides it with one product Rᵀ·X.
+        """
+        batches = []
+        for c in range(resp.shape[1]):
+            w = np.ascontiguousarray(resp[:, c], dtype=np.float64)
+            rows = w > 0
+            if not rows.any():
+                continue
+            if not rows.all():
+                idx = np.flatnonzero(rows)
+                Xc, w = X[idx], w[idx]
+            else:
+                Xc = X
+            batches.append(est._statistics(Xc, np.full(w.shape[0], c, dtype=np.intp), w))
+        return batches
+
     # -- PyMC declaration (bayesnb.pymc_models, bayesnb.inference) ---------------------------
     def pymc_spec(self, est, X, y, likelihood: str, alpha_prior, sample_weight):
         """The numpy side of the PyMC model of ``est`` on ``(X, y)``: a ``ModelSpec``."""

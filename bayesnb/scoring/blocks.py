@@ -8,6 +8,9 @@ n_classes) scores. Both are done here by blocks of rows:
   the kernel releases the GIL, and a row's sum does not depend on which block it is in, so
   the result equals ``X @ table`` bit for bit. A ``values`` map (a threshold, say) is applied
   to one block of stored values at a time, so no transformed copy of X is made.
+- :func:`csr_tdot` is ``Xᵀ · R`` the same way (SciPy's ``csc_matvecs`` on the transpose of
+  each row range, one partial sum per thread, added in block order): each row range's
+  products equal SciPy's, their sum is rounded in another order than one pass would round.
 - :func:`for_row_blocks` runs element-wise passes (the softmax) on blocks of rows that stay
   in cache, instead of one pass over the whole score matrix per operation, again in threads.
 - :func:`sum_and_min` takes both reductions of validation in one pass over memory.
@@ -28,14 +31,15 @@ from concurrent.futures import ThreadPoolExecutor, wait
 import numpy as np
 import scipy.sparse as sp
 
-try:  # SciPy's kernel behind ``csr @ dense``; private, so its absence falls back to ``@``
-    from scipy.sparse._sparsetools import csr_matvecs
-except ImportError:  # pragma: no cover - a SciPy without it
-    csr_matvecs = None
+try:  # SciPy's kernels behind ``csr @ dense``; private, so their absence falls back to ``@``
+    from scipy.sparse._sparsetools import csc_matvecs, csr_matvecs
+except ImportError:  # pragma: no cover - a SciPy without them
+    csc_matvecs = csr_matvecs = None
 
 __all__ = [
     "all_integers",
     "csr_dot",
+    "csr_tdot",
     "for_row_blocks",
     "n_threads",
     "sum_and_min",
@@ -158,6 +162,39 @@ def csr_dot(
         out = np.asarray(X @ table)
         return out if offset is None else out + offset
     return _product(X, table, values, offset)
+
+
+def csr_tdot(X, R: np.ndarray) -> np.ndarray:
+    """``X.T @ R`` for CSR ``X`` (n_samples, n_features) and dense ``R`` (n_samples, k), by
+    row blocks in threads: shape (n_features, k), float64."""
+    R = np.ascontiguousarray(R, dtype=np.float64)
+    v = X.shape[1]
+    k = R.shape[1]
+    if (
+        csc_matvecs is None
+        or X.format != "csr"
+        or X.data.dtype != np.float64
+        or X.indices.dtype != X.indptr.dtype
+    ):
+        return np.asarray(X.T @ R)
+    threads = n_threads() if X.nnz >= _PARALLEL_FROM else 1
+    bounds = _splits(X.indptr, threads)
+    parts = [np.zeros((v, k)) for _ in range(len(bounds) - 1)]
+    indptr, indices, data = X.indptr, X.indices, X.data
+
+    def task(i: int, r0: int, r1: int) -> Callable[[], None]:
+        def run() -> None:
+            # The rows r0..r1 of X are the columns of a CSC Xᵀ with the same arrays.
+            ptr = indptr[r0 : r1 + 1]
+            csc_matvecs(v, r1 - r0, k, ptr, indices, data, R[r0:r1].ravel(), parts[i].ravel())
+
+        return run
+
+    _run([task(i, int(a), int(b)) for i, (a, b) in enumerate(itertools.pairwise(bounds))], threads)
+    out = parts[0]
+    for part in parts[1:]:
+        out += part
+    return out
 
 
 def _kernel_takes(X, table, values, offset) -> bool:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from bayesnb.scoring.blocks import csr_tdot
+
 __all__ = [
     "CANCEL",
     "binarize",
@@ -19,6 +21,9 @@ __all__ = [
     "count_classes",
     "count_features",
     "indicator",
+    "is_soft",
+    "row_sums",
+    "soft_class_sums",
 ]
 
 # A difference of weighted sums below this fraction of the minuend is rounding: the sums
@@ -41,9 +46,27 @@ def indicator(
     return sp.csr_matrix((data, codes, np.arange(n + 1)), shape=(n, n_classes))
 
 
-def count_classes(codes: np.ndarray, weights: np.ndarray, n_classes: int) -> np.ndarray:
-    """Weighted class counts ``N_c``, shape (n_classes,)."""
-    return np.bincount(codes, weights=weights, minlength=n_classes).astype(np.float64)
+def is_soft(codes) -> bool:
+    """Whether ``codes`` are soft labels: (n_samples, n_classes) weights of each row in each
+    class (EM's responsibilities times the sample weights), not (n_samples,) class codes."""
+    return np.ndim(codes) == 2
+
+
+def count_classes(codes: np.ndarray, weights, n_classes: int) -> np.ndarray:
+    """Weighted class counts ``N_c``, shape (n_classes,).
+
+    ``codes`` may be soft labels (:func:`is_soft`; ``weights`` then unused), as in every
+    counting kernel of this module.
+    """
+    return row_sums(np.ones(np.shape(codes)[0]), codes, weights, n_classes)
+
+
+def row_sums(values: np.ndarray, codes: np.ndarray, weights, n_classes: int) -> np.ndarray:
+    """``Σ_{i∈c} w_i v_i`` of one value per row, shape (n_classes,)."""
+    if is_soft(codes):
+        return np.asarray(codes, dtype=np.float64).T @ values
+    w = values if weights is None else weights * values
+    return np.bincount(codes, weights=w, minlength=n_classes).astype(np.float64)
 
 
 # Stored values per chunk of the class-sum scatter: its index arrays stay near 0.5 MiB.
@@ -66,9 +89,16 @@ def count_features(
     other array of model size. (The sparse product ``Yᵀ·X`` makes two passes, SciPy's
     symbolic and numeric phases, and builds a sparse K×V result before densifying it.)
     With ``threshold``, values are binarised on the fly (``x > threshold`` counts 1): the
-    Bernoulli document frequencies without a binarised copy of ``X``.
+    Bernoulli document frequencies without a binarised copy of ``X``. Soft labels
+    (:func:`is_soft`) take one product Rᵀ·X instead (:func:`soft_class_sums`).
     """
     n, v = X.shape
+    if is_soft(codes):
+        sums = soft_class_sums(binarize(X, threshold) if threshold is not None else X, codes)
+        if out is None:
+            return sums
+        out += sums
+        return out
     if out is None:
         out = np.zeros((n_classes, v))
     if not sp.issparse(X):
@@ -111,6 +141,19 @@ def binarize(X, threshold: float | None):
         out.data = out.data.astype(np.float64)
         return out
     return (X > threshold).astype(np.float64)
+
+
+def soft_class_sums(X, resp: np.ndarray) -> np.ndarray:
+    """``Σ_i resp[i, c] x_ij``, shape (n_classes, n_features): Rᵀ·X for soft labels ``resp``.
+
+    One sparse-times-dense product (O(nonzeros × classes)), where :func:`count_features`
+    with hard labels would take one pass per class.
+    """
+    if sp.issparse(X):
+        out = csr_tdot(X.tocsr(), resp)
+    else:
+        out = np.asarray(X).T @ np.asarray(resp, dtype=np.float64)
+    return np.ascontiguousarray(out.T)
 
 
 def category_codes(X, offsets: np.ndarray, n_categories: np.ndarray) -> sp.csr_matrix:

@@ -32,7 +32,8 @@ def count_lengths(X, codes: np.ndarray, weights: np.ndarray, n_classes: int) -> 
     X : ndarray or sparse matrix of shape (n_samples, n_features)
         Token counts.
     codes : ndarray of int of shape (n_samples,)
-        Class codes.
+        Class codes, or soft labels of shape (n_samples, n_classes)
+        (:func:`bayesnb.stats.discrete.is_soft`; ``weights`` then unused).
     weights : ndarray of shape (n_samples,)
         Sample weights.
     n_classes : int
@@ -45,9 +46,21 @@ def count_lengths(X, codes: np.ndarray, weights: np.ndarray, n_classes: int) -> 
     """
     # X @ ones and one bincount over a flat (class, length) key: a few n_samples-sized
     # temporaries, where a COO -> CSR conversion would sort every document.
+    lengths = _lengths(X)
+    if np.ndim(codes) == 2:  # soft labels: document i counts codes[i, c] in class c
+        n, k = codes.shape
+        pairs = np.tile(np.arange(k, dtype=np.intp), n)  # row-major (document, class) pairs
+        return _histogram(np.repeat(lengths, k), pairs, np.ravel(codes), k)
+    return _histogram(lengths, codes, weights, n_classes)
+
+
+def _lengths(X) -> np.ndarray:
     lengths = np.asarray(X @ np.ones(X.shape[1])).ravel()
     np.rint(lengths, out=lengths)
-    lengths = lengths.astype(np.intp)
+    return lengths.astype(np.intp)
+
+
+def _histogram(lengths, codes, weights, n_classes: int) -> sp.csr_matrix:
     width = int(lengths.max()) + 1 if lengths.size else 1
     if n_classes * width > 4 * lengths.size + 4096:
         # Lengths far beyond the number of documents (one document of 2^40 tokens): a dense

@@ -12,6 +12,7 @@ from bayesnb.families.bernoulli.estimator import BernoulliNB
 from bayesnb.families.bernoulli.evidence import BernoulliEvidence
 from bayesnb.families.bernoulli.pymc import BernoulliPyMC
 from bayesnb.families.bernoulli.sampling import BernoulliSampling
+from bayesnb.families.bernoulli.semisupervised import BernoulliSemisupervised
 from bayesnb.families.bernoulli.storage import BernoulliStorage
 
 __all__ = ["FAMILY", "BernoulliFamily"]
@@ -23,6 +24,7 @@ class BernoulliFamily(
     BernoulliStorage,
     BernoulliEvidence,
     BernoulliPyMC,
+    BernoulliSemisupervised,
     Family,
 ):
     """The bernoulli family: :class:`~bayesnb.families.Family` for :class:`BernoulliNB`."""

@@ -11,6 +11,7 @@ from bayesnb.families.categorical.estimator import CategoricalNB
 from bayesnb.families.categorical.evidence import CategoricalEvidence
 from bayesnb.families.categorical.pymc import CategoricalPyMC
 from bayesnb.families.categorical.sampling import CategoricalSampling
+from bayesnb.families.categorical.semisupervised import CategoricalSemisupervised
 from bayesnb.families.categorical.storage import CategoricalStorage
 
 __all__ = ["FAMILY", "CategoricalFamily"]
@@ -22,6 +23,7 @@ class CategoricalFamily(
     CategoricalStorage,
     CategoricalEvidence,
     CategoricalPyMC,
+    CategoricalSemisupervised,
     Family,
 ):
     """The categorical family: :class:`~bayesnb.families.Family` for :class:`CategoricalNB`."""

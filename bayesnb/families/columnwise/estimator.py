@@ -392,7 +392,8 @@ class ColumnwiseNB(_BlockSpec, GenerativeClassifier):
     def _merge_statistics(self, stats: dict) -> None:
         self.class_count_ = self.class_count_ + stats["class_count"]
         for (_, block, _), s in zip(self.estimators_, stats["blocks"], strict=True):
-            block._merge_statistics(s)
+            if s is not None:  # a batch of soft statistics that holds none of this block's
+                block._merge_statistics(s)
 
     def _statistics_changed(self, documents=None) -> None:
         for _, block, _ in self.estimators_:

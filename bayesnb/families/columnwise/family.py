@@ -10,6 +10,7 @@ from bayesnb.families.columnwise.estimator import ColumnwiseNB
 from bayesnb.families.columnwise.evidence import ColumnwiseEvidence
 from bayesnb.families.columnwise.pymc import ColumnwisePyMC
 from bayesnb.families.columnwise.sampling import ColumnwiseSampling
+from bayesnb.families.columnwise.semisupervised import ColumnwiseSemisupervised
 from bayesnb.families.columnwise.storage import ColumnwiseStorage
 
 __all__ = ["FAMILY", "ColumnwiseFamily"]
@@ -21,6 +22,7 @@ class ColumnwiseFamily(
     ColumnwiseStorage,
     ColumnwiseEvidence,
     ColumnwisePyMC,
+    ColumnwiseSemisupervised,
     Family,
 ):
     """The columnwise family: :class:`~bayesnb.families.Family` for :class:`ColumnwiseNB`."""

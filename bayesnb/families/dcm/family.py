@@ -10,6 +10,7 @@ from bayesnb.families.dcm.estimator import DCM_ESTIMATES, DirichletCompoundNB
 from bayesnb.families.dcm.evidence import DCMEvidence
 from bayesnb.families.dcm.pymc import DCMPyMC
 from bayesnb.families.dcm.sampling import DCMSampling
+from bayesnb.families.dcm.semisupervised import DCMSemisupervised
 from bayesnb.families.dcm.storage import DCMStorage
 
 __all__ = ["FAMILY", "DCMFamily"]
@@ -21,6 +22,7 @@ class DCMFamily(
     DCMStorage,
     DCMEvidence,
     DCMPyMC,
+    DCMSemisupervised,
     Family,
 ):
     """The dcm family: :class:`~bayesnb.families.Family` for :class:`DirichletCompoundNB`."""

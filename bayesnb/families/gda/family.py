@@ -10,6 +10,7 @@ from bayesnb.families.gda.estimator import GDA
 from bayesnb.families.gda.evidence import GDAEvidence
 from bayesnb.families.gda.pymc import GDAPyMC
 from bayesnb.families.gda.sampling import GDASampling
+from bayesnb.families.gda.semisupervised import GDASemisupervised
 from bayesnb.families.gda.storage import GDAStorage
 
 __all__ = ["FAMILY", "GDAFamily"]
@@ -21,6 +22,7 @@ class GDAFamily(
     GDAStorage,
     GDAEvidence,
     GDAPyMC,
+    GDASemisupervised,
     Family,
 ):
     """The gda family: :class:`~bayesnb.families.Family` for :class:`GDA`."""

@@ -12,6 +12,7 @@ from bayesnb.families.multinomial.estimator import MultinomialNB, UnkColumns
 from bayesnb.families.multinomial.evidence import MultinomialEvidence
 from bayesnb.families.multinomial.pymc import MultinomialPyMC
 from bayesnb.families.multinomial.sampling import MultinomialSampling
+from bayesnb.families.multinomial.semisupervised import MultinomialSemisupervised
 from bayesnb.families.multinomial.storage import MultinomialStorage
 
 __all__ = ["FAMILY", "MultinomialFamily"]
@@ -23,6 +24,7 @@ class MultinomialFamily(
     MultinomialStorage,
     MultinomialEvidence,
     MultinomialPyMC,
+    MultinomialSemisupervised,
     Family,
 ):
     """The multinomial family: :class:`~bayesnb.families.Family` for :class:`MultinomialNB`."""

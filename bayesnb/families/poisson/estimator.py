@@ -19,7 +19,7 @@ from bayesnb._base import GenerativeClassifier
 from bayesnb.families._discrete import _DiscreteNB, _MissingCounts
 from bayesnb.posterior.gamma import GammaPosterior, check_gamma_mode
 from bayesnb.scoring.poisson import log_factorial_rows, negbin_jll, poisson_jll
-from bayesnb.stats.discrete import count_classes, count_features
+from bayesnb.stats.discrete import count_classes, count_features, row_sums
 from bayesnb.stats.missing import count_missing
 
 __all__ = ["PoissonNB", "check_gamma_parameter"]
@@ -225,9 +225,7 @@ class PoissonNB(_MissingCounts, _DiscreteNB):
             "feature_count": count_features(X0, codes, weights, k),
             "missing_count": count_missing(M, codes, weights, k),
             # Σ ln x! only enters the evidence; x ∈ {0, 1} adds 0, so text costs little here.
-            "log_factorial": np.bincount(
-                codes, weights=weights * log_factorial_rows(X0), minlength=k
-            ).astype(np.float64),
+            "log_factorial": row_sums(log_factorial_rows(X0), codes, weights, k),
         }
 
     def _merge_statistics(self, stats: dict) -> None:

@@ -12,6 +12,7 @@ from bayesnb.families.poisson.estimator import PoissonNB
 from bayesnb.families.poisson.evidence import PoissonEvidence
 from bayesnb.families.poisson.pymc import PoissonPyMC
 from bayesnb.families.poisson.sampling import PoissonSampling
+from bayesnb.families.poisson.semisupervised import PoissonSemisupervised
 from bayesnb.families.poisson.storage import PoissonStorage
 
 __all__ = ["FAMILY", "PoissonFamily"]
@@ -23,6 +24,7 @@ class PoissonFamily(
     PoissonStorage,
     PoissonEvidence,
     PoissonPyMC,
+    PoissonSemisupervised,
     Family,
 ):
     """The poisson family: :class:`~bayesnb.families.Family` for :class:`PoissonNB`."""

@@ -1,0 +1,38 @@
+"""ColumnwiseNB with unlabelled documents: each block's prior density and soft statistics."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bayesnb.families import family_of
+
+__all__ = ["ColumnwiseSemisupervised"]
+
+
+class ColumnwiseSemisupervised:
+    """The blocks compose: the sum of their prior densities (a block fitted by maximum
+    likelihood has the flat prior, density 0) and their soft statistics, batch by batch."""
+
+    def feature_log_prior_density(self, est) -> float:
+        """See :meth:`bayesnb.families.Family.feature_log_prior_density`."""
+        total = 0.0
+        for _, block, _ in est._blocks():
+            if block.estimate != "mle":
+                total += family_of(block).feature_log_prior_density(block)
+        return total
+
+    def soft_statistics(self, est, X, resp: np.ndarray) -> list[dict]:
+        """See :meth:`bayesnb.families.Family.soft_statistics`: batch i holds every block's
+        i-th batch (None for a block with fewer), the class counts in the first."""
+        per_block = [
+            family_of(block).soft_statistics(block, part, resp)
+            for (_, block, _), part in zip(est._blocks(), X.parts, strict=True)
+        ]
+        n = max((len(b) for b in per_block), default=0)
+        return [
+            {
+                "class_count": np.asarray(resp, dtype=np.float64).sum(axis=0) if i == 0 else 0.0,
+                "blocks": [b[i] if i < len(b) else None for b in per_block],
+            }
+            for i in range(n)
+        ]

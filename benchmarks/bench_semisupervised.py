@@ -1,0 +1,140 @@
+"""Benchmark: EM with unlabelled documents (``bayesnb.SemiSupervisedNB``), speed and gain.
+
+1. Speed. A synthetic Zipf corpus (:func:`_common.text_corpus`; default 100,000 documents ×
+   20,000 features, about 100 stored values a document, 20 classes), 5 % of the documents
+   labelled. One EM iteration (an E-step, the soft statistics Rᵀ·X and the M-step, with the
+   observed-data log posterior: the ``step`` that ``SemiSupervisedNB.fit`` repeats) against
+   one ``fit`` on every document plus one ``predict_proba`` of the unlabelled ones,
+   interleaved over ``--repeats`` rounds. Target: at most 1.5× (median of the per-round
+   ratios).
+2. Gain. Debian's fortunes (categories with at least 10 training documents, 30 % held out,
+   as ``bench_temperature.py`` loads them), 5 labelled documents per class and the rest of
+   the training part unlabelled: held-out accuracy and log loss of the labelled-only fit
+   against EM (λ = 1 and λ = 0.1), MultinomialNB(α = 1.1, ``"map"``), mean ± standard error
+   over ``--seeds`` draws of the labelled documents. Reported, no target.
+
+The load average is printed beside every figure. Run ``python benchmarks/bench_semisupervised.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+
+import numpy as np
+from _common import (
+    Checks,
+    add_corpus_options,
+    fortunes,
+    load_average,
+    medians,
+    paired,
+    seconds,
+    text_corpus,
+    time_interleaved,
+)
+from sklearn.metrics import log_loss
+
+import bayesnb as bnb
+
+
+def _speed(args, checks: Checks) -> None:
+    X, y = text_corpus(args.docs, args.features, args.classes, args.nnz, args.seed)
+    rng = np.random.default_rng(args.seed)
+    yy = np.where(rng.random(len(y)) < 0.05, y, -1)
+    unlabelled = X[yy == -1]
+    print(
+        f"== EM iteration: {X.shape[0]:,} × {X.shape[1]:,}, {X.nnz:,} stored values, "
+        f"{len(np.unique(y))} classes, {np.mean(yy != -1):.1%} labelled ({load_average()}) =="
+    )
+    est = bnb.MultinomialNB(alpha=1.1, estimate="map")
+    # The EM state after the labelled-only fit; each step() is one iteration (E, soft
+    # statistics, M and the log posterior), as SemiSupervisedNB.fit runs them.
+    state = bnb.SemiSupervisedNB(est)._start(X, yy, None)
+
+    def fit_predict():
+        bnb.MultinomialNB(alpha=1.1, estimate="map").fit(X, y).predict_proba(unlabelled)
+
+    fit_predict()  # imports and first-call costs out of the timing
+    state.step()
+    rounds = time_interleaved(
+        {"iteration": state.step, "fit+predict_proba": fit_predict}, args.repeats
+    )
+    ratio, low, high = paired(rounds["iteration"], rounds["fit+predict_proba"])
+    med = medians(rounds)
+    print(f"  one EM iteration      {med['iteration']:.3f} s  ({seconds(rounds['iteration'])})")
+    print(
+        f"  fit + predict_proba   {med['fit+predict_proba']:.3f} s  "
+        f"({seconds(rounds['fit+predict_proba'])})"
+    )
+    print(f"  ratio {ratio:.3f} (min {low:.3f}, max {high:.3f})  load {load_average()}")
+    checks.at_most("one EM iteration / (fit + predict_proba)", ratio, 1.5, "×")
+
+
+def _scores(model, X_test, y_test, classes) -> tuple[float, float]:
+    proba = model.predict_proba(X_test)
+    return float(np.mean(model.predict(X_test) == y_test)), log_loss(y_test, proba, labels=classes)
+
+
+def _gain(args) -> None:
+    data = fortunes(held_out=0.3, seed=0, min_docs=10)
+    if data is None:
+        return
+    X, y, X_test, y_test = data
+    kept = np.unique(y)
+    print(
+        f"\n== fortunes, 5 labelled per class: {X.shape[0]:,} training × {X.shape[1]:,} words, "
+        f"{X_test.shape[0]:,} held out, {len(kept)} classes ({load_average()}) =="
+    )
+    est = bnb.MultinomialNB(alpha=1.1, estimate="map")
+    rows = {"labelled only": [], "EM λ = 1": [], "EM λ = 0.1": []}
+    iters = {"EM λ = 1": [], "EM λ = 0.1": []}
+    for seed in range(args.seeds):
+        rng = np.random.default_rng(seed)
+        pick = np.concatenate([rng.choice(np.flatnonzero(y == c), 5, replace=False) for c in kept])
+        yy = np.full(len(y), "", dtype=object)
+        yy[pick] = y[pick]
+        sup = bnb.MultinomialNB(alpha=1.1, estimate="map").fit(X[pick], y[pick])
+        rows["labelled only"].append(_scores(sup, X_test, y_test, kept))
+        for name, lam in (("EM λ = 1", 1.0), ("EM λ = 0.1", 0.1)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model = bnb.SemiSupervisedNB(est, unlabelled_weight=lam).fit(X, yy)
+            rows[name].append(_scores(model, X_test, y_test, kept))
+            iters[name].append(model.n_iter_)
+    base = np.asarray(rows["labelled only"])
+    for name, values in rows.items():
+        v = np.asarray(values)
+        se = v.std(axis=0, ddof=1) / np.sqrt(len(v))
+        line = (
+            f"  {name:<14} accuracy {v[:, 0].mean():.4f} ± {se[0]:.4f}   "
+            f"log loss {v[:, 1].mean():.4f} ± {se[1]:.4f}"
+        )
+        if name in iters:
+            d = v - base  # paired over seeds: the same labelled documents
+            dse = d.std(axis=0, ddof=1) / np.sqrt(len(d))
+            line += (
+                f"   gain: accuracy {d[:, 0].mean():+.4f} ± {dse[0]:.4f}, log loss "
+                f"{d[:, 1].mean():+.4f} ± {dse[1]:.4f}  ({np.mean(iters[name]):.0f} iterations)"
+            )
+        print(line)
+    print(f"  ({args.seeds} seeds, mean ± SE; load {load_average()})")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the figures and the PASS/FAIL line; return the number of failed targets."""
+    parser = add_corpus_options(argparse.ArgumentParser(description=__doc__), repeats=3)
+    parser.set_defaults(docs=100_000, features=20_000)
+    parser.add_argument("--seeds", type=int, default=5, help="labelled draws on fortunes")
+    parser.add_argument("--skip-speed", action="store_true")
+    args = parser.parse_args(argv)
+    checks = Checks()
+    if not args.skip_speed:
+        _speed(args, checks)
+    _gain(args)
+    return checks.report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
