@@ -155,10 +155,10 @@ def _chebyshev(n):
     return x, np.linalg.inv(cheb.chebvander(x, n - 1))
 
 
-def _series(coef, x):
-    """Every row's series at its own x, and its derivative in x."""
-    return (cheb.chebval(x, coef.T, tensor=False),
-            cheb.chebval(x, cheb.chebder(coef, axis=1).T, tensor=False))  # fmt: skip
+def _series(coef, slope, x):
+    """Every row's series (coefficients ``coef``, of its derivative ``slope``) at its own x,
+    and its derivative in x."""
+    return cheb.chebval(x, coef.T, tensor=False), cheb.chebval(x, slope.T, tensor=False)
 
 
 def polya_leave_one_out(
@@ -296,6 +296,7 @@ def _rows(table, curves, beta, S, e, r, sub, cls, w, t0, B0, half):
     t = t0[cls].copy()
     h, c0, b0 = half[cls], t0[cls], np.log(B0[cls])
     dcoef = den_coef[cls]
+    slope, dslope = cheb.chebder(coef, axis=1), cheb.chebder(dcoef, axis=1)
     moved = np.full(m, np.inf)
     at, ents, fsub = np.arange(m), np.arange(live.size), fun
     erow = lrow  # the entries' rows, as positions in ``at``
@@ -303,13 +304,13 @@ def _rows(table, curves, beta, S, e, r, sub, cls, w, t0, B0, half):
         for _ in range(_ITERATIONS):
             ta = t[at]
             D = np.exp(ta)
-            E, Ex = _series(coef[at], (ta - c0[at]) / h[at])
+            E, Ex = _series(coef[at], slope[at], (ta - c0[at]) / h[at])
             be = np.exp(u[ents])
             lg, s = fsub.log_slope(be)
             na = at.size
             B = SA[at] / D + E + np.bincount(erow, be, na)
             Bt = -SA[at] / D + Ex / h[at]
-            den, den_x = _series(dcoef[at], (np.log(B) - b0[at]) / h[at])
+            den, den_x = _series(dcoef[at], dslope[at], (np.log(B) - b0[at]) / h[at])
             wa, la = w[at], length[at]
             F0 = den - wa * (digamma(B + la) - digamma(B)) + r - D
             FB = den_x / (h[at] * B) - wa * (trigamma(B + la) - trigamma(B))
@@ -334,7 +335,7 @@ def _rows(table, curves, beta, S, e, r, sub, cls, w, t0, B0, half):
         D = np.exp(t)
         xi = (t - c0) / h
         be = np.exp(u)
-        B = SA / D + _series(coef, xi)[0] + np.bincount(lrow, be, m)
+        B = SA / D + cheb.chebval(xi, coef.T, tensor=False) + np.bincount(lrow, be, m)
         xb = (np.log(B) - b0) / h
         done = (moved <= _SETTLED) & (np.abs(xi) <= 1.0) & (np.abs(xb) <= 1.0) & (B > 0)
         closed = np.flatnonzero(~cx)

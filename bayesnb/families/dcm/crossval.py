@@ -11,7 +11,9 @@ statistics of its own class y_i only, so its score under every other class is th
 model's, and only β_{y_i} is re-optimised, on class y_i's (feature, count) and length
 histogram entries with i's own entries taken out (O(nonzeros of x_i) to downdate, one
 single-class Newton fit to re-optimise): warm-started from the full β_{y_i} where the
-estimator warm-starts (a proper prior), cold as a refit where it does not (the MLE).
+estimator warm-starts (a proper prior), cold as a refit where it does not (the MLE). The
+MAP's refit optimum is solved from the full fit instead (:mod:`bayesnb.posterior.polya_loo`,
+O(the document's words) each); a document beyond its widest interval would be refitted.
 """
 
 from __future__ import annotations
