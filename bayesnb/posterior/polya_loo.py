@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from numpy.polynomial import chebyshev as cheb
-from scipy.special import digamma, polygamma
+from scipy.special import digamma
 
 from bayesnb.posterior._special import trigamma
 from bayesnb.posterior.polya_stats import PolyaStats
@@ -208,7 +208,9 @@ def polya_leave_one_out(
         classes[codes[todo]] = True
         curves = _curves(stats, table, beta, classes, t0, B0, half, nodes)
         sub = Xs[todo]
-        got, done = _rows(table, curves, beta, S, e, r, sub, codes[todo], weights[todo], t0, B0, half)
+        got, done = _rows(
+            table, curves, beta, (S, t0, B0, half), e, r, sub, codes[todo], weights[todo]
+        )
         score[todo[done]], ok[todo[done]] = got[done], True
         todo = todo[~done]
         half[codes[todo]] *= 2.0
@@ -272,8 +274,10 @@ def _roots(f: _Functions, u, t):
     return u
 
 
-def _rows(table, curves, beta, S, e, r, sub, cls, w, t0, B0, half):
-    """Every row's own-class score and whether it was solved inside its class's interval."""
+def _rows(table, curves, beta, per_class, e, r, sub, cls, w):
+    """Every row's own-class score and whether it was solved inside its class's interval
+    (``per_class``: S, ln D and B of the full fit, the half widths)."""
+    S, t0, B0, half = per_class
     cell_coef, class_coef, den_coef = curves
     m, V = sub.shape
     row = np.repeat(np.arange(m), np.diff(sub.indptr))
