@@ -263,22 +263,23 @@ class _Problem:
         f = codes[row] * V + Xs.indices
         p = table.pos[f]
         cx = p >= 0
-        self.length = np.bincount(row, x, n)
-        total = table.total[f]
-        left = total - self.w[row]
-        left[np.abs(left) <= CANCEL * total] = 0.0  # no other document in the cell
-        emptied = cx & (left == 0.0)  # β̃ = e / D exactly: its e joins S
-        live = cx & ~emptied
-        self.n_closed = np.bincount(row, ~cx, n)
-        self.SA = self.S[codes] - self.w * self.n_closed + e * np.bincount(row, emptied, n)
-        self.closed = np.bincount(row[~cx], np.log(left[~cx] + e), n)
-        self.gone = (row[emptied], x[emptied], self.u0[p[emptied]])
-        self.gone_rows = _incidence(row[emptied], p[emptied], n, table.cells.size)
-        # The live entries by distinct (cell, count, weight): their downdated roots are equal.
-        item, self.item_cell, self.item_x, self.item_w = _distinct(
-            p[live], x[live], self.w, row[live]
-        )
-        self.item_rows = _incidence(row[live], item, n, self.item_cell.size)
+        self.length = np.asarray(Xs.sum(axis=1)).ravel()
+        # The closed-form cells: β̃ = (n − w + e) / D, their S less the row's weight.
+        rs, fs = row[~cx], f[~cx]
+        total = table.total[fs]
+        left = total - self.w[rs]
+        left[left <= CANCEL * total] = 0.0  # no other document in the cell
+        self.n_closed = np.bincount(rs, None, n)
+        self.SA = self.S[codes] - self.w * self.n_closed
+        self.closed = np.bincount(rs, np.log(left + e), n)
+        # The other entries by distinct (cell, count, weight): their downdated roots are
+        # equal. A cell a row empties has β̃ = e / D (its equation keeps e / β only).
+        rc = row[cx]
+        item, self.item_cell, self.item_x, self.item_w = _distinct(p[cx], x[cx], self.w, rc)
+        self.item_rows = _incidence(rc, item, n, self.item_cell.size)
+        total = table.total[table.cells[self.item_cell]]
+        self.dead = (total - self.item_w <= CANCEL * total) & (e == 0)  # β̃ = 0
+        self.dead_rows = self.item_rows @ self.dead > 0
 
     def widths(self):
         """Per class, (ln D, ln B) half widths of the interpolation intervals: twice the
@@ -299,9 +300,8 @@ class _Problem:
         Q = self.item_rows @ (bi / s)
         D = D0[c]
         Bt = -self.SA / D + np.bincount(self.cell_cls, b0 / s0, K)[c]
-        Bt -= self.item_rows @ (b0 / s0)[ic] + self.gone_rows @ (b0 / s0)
-        gone = np.bincount(self.gone[0], np.exp(self.gone[2]), c.size)
-        B = B0[c] + (self.SA - self.S[c]) / D - gone
+        Bt -= self.item_rows @ (b0 / s0)[ic]
+        B = B0[c] + (self.SA - self.S[c]) / D
         den1 = self.stats.den_prime(B0)[c]
         w, n = self.w, self.length
         F0 = den1 * (B - B0[c]) - w * (digamma(B + n) - digamma(B))
@@ -338,7 +338,7 @@ class _Problem:
         mine = self.item_rows if every else self.item_rows[rows]
         its = np.zeros(self.item_cell.size, dtype=bool)
         its[mine.indices] = True
-        its = np.flatnonzero(its)
+        its = np.flatnonzero(its & ~self.dead)  # a dead item's root is 0
         at = np.full(tab.cells.size, -1)
         at[pos] = np.arange(pos.size)
         ic = self.item_cell[its]
@@ -346,6 +346,7 @@ class _Problem:
         f = tab.functions(ic, self.item_x[its], self.item_w[its]).tile(nodes)
         bi = np.exp(_roots(f, u[at[ic]].ravel(), target.ravel()).reshape(-1, nodes))
         items = np.zeros((self.item_cell.size, 2 * nodes))
+        items[self.dead, :nodes] = -cells[self.item_cell[self.dead]]
         items[its, :nodes] = (bi - np.exp(u[at[ic]])) @ to_coef.T
         items[its, nodes:] = log_rising(bi, self.item_x[its, None]) @ to_coef.T
         # den per class at the nodes in ln B.
@@ -357,8 +358,7 @@ class _Problem:
         np.add.at(den, lc, lt.weight[keep, None] * _rising_digamma(B, lt.length[keep, None]))
         c = self.codes[rows]
         both = mine @ items
-        gone = self.gone_rows if every else self.gone_rows[rows]
-        total = per_class[c] - gone @ cells + both[:, :nodes]
+        total = per_class[c] + both[:, :nodes]
         return self._newton(rows, total, both[:, nodes:], (den @ to_coef.T)[c], half[c])
 
     def _newton(self, rows, total, logs, den, half):
@@ -394,20 +394,10 @@ class _Problem:
             xb = (np.log(B) - lb0) / hB
             done = (moved <= _SETTLED) & (np.abs(xd) <= 1.0) & (np.abs(xb) <= 1.0) & (B > 0)
             score = self.closed[rows] - self.n_closed[rows] * t
-            score += cheb.chebval(xd, logs.T, tensor=False) + self._emptied(rows, D)
+            score += cheb.chebval(xd, logs.T, tensor=False)
+            score[self.dead_rows[rows]] = -np.inf
             score -= log_rising(np.where(B > 0, B, 1.0), n)
         return score, done & ~np.isnan(score)
-
-    def _emptied(self, rows, D):
-        """Σ ln Γ(e / D + x) − ln Γ(e / D) over every row's words its cell had only there."""
-        where = np.full(self.codes.size, -1)
-        where[rows] = np.arange(rows.size)
-        at = where[self.gone[0]]
-        sel = at >= 0
-        if self.e == 0:
-            return np.where(np.bincount(at[sel], None, rows.size) > 0, -np.inf, 0.0)
-        terms = log_rising(self.e / D[at[sel]], self.gone[1][sel])
-        return np.bincount(at[sel], terms, rows.size)
 
 
 def _rising_digamma(b, n):
