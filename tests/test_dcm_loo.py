@@ -68,6 +68,20 @@ def test_equals_generic_per_document(estimate, sparse, weighted, overdispersed):
         assert np.isfinite(fast[:, :3]).all()
 
 
+@pytest.mark.parametrize("prior", [(1.0, 1.0), (1.5, 0.2), (3.0, 1.0)])
+def test_map_from_the_full_fit_under_other_priors(prior):
+    # Classes of ten documents of weights 0.5-2 under a weak rate (documents move their
+    # class's D and B far: intervals are recentred) and under prior_shape = 1 (e = 0: a word
+    # a document alone had in its class gets β = 0 without it, -inf, as in the refit).
+    X, y, w = _counts(1)
+    est = DirichletCompoundNB(prior_shape=prior[0], prior_rate=prior[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fast, generic = _both(est, X, y, w)
+    _assert_log_equal(fast, generic)
+    assert np.isneginf(fast[:, :3]).any() == (prior[0] == 1.0)
+
+
 def test_poisson_mle_follows_the_refits_stopping_iteration():
     # Not overdispersed: the MLE's supremum lies at B → ∞ and β depends on where a refit's
     # joint iteration stops; scoring the other classes at the full fit's β would be off.

@@ -18,13 +18,15 @@ words in them, Φ the sum of β_j(D) over the class's other cells, and p over i'
 those: β̃_p the root of its downdated equation g̃_p = g_p − w Σ_{k<x_p} 1/(β + k) (x_p its
 count; a cell the document empties has β̃_p = e / D exactly).
 
-Φ, every β_j and den (in ln B) are smooth on the scale of one document's share of its
-class: they are taken by Chebyshev interpolants in ln D (den: in ln B) on ±1/2 about the full
-fit, from the exact roots at the nodes, and Φ − Σ_p β_p is summed into one series per
-document. Each document then takes Newton's method jointly in t and the logarithms of its
-β̃_p (those evaluated exactly from the cell's tail sums): quadratic, run to rounding. A
-class with a document whose solution leaves the interval is done again on one twice as wide
-(and with twice the nodes).
+The cells' roots β_j, the β̃_p (which depend on the cell, the count and the weight only:
+one per distinct triple) and den are smooth in t (den: in ln B) on the scale of one
+document's share of its class: each is taken by a Chebyshev interpolant of its exact roots
+at the nodes of an interval about the full fit (per class, twice the largest first Newton
+step of its documents from the full fit; 8-24 nodes by its width), and so are the words'
+terms ln Γ(β̃_p + x_p) − ln Γ(β̃_p). Summed per document (sparse products), B(t) and the
+score are one series each, and each document takes Newton's method in t alone: quadratic,
+run to rounding. A class with a document whose solution leaves its interval is done again
+on one four times as wide.
 """
 
 from __future__ import annotations
@@ -42,9 +44,8 @@ from bayesnb.stats.discrete import CANCEL
 
 __all__ = ["polya_leave_one_out"]
 
-# Chebyshev nodes on the first interval, ±_HALF_WIDTH in ln D and ln B about the full fit:
-# the coefficients of the class sums fall below rounding well before the last (measured on
-# Debian's fortunes, classes of 23-883 documents).
+# Nodes on an interval of half width 1/2 (in ln D and ln B), the widest first interval; the
+# rounds of widening.
 _NODES, _HALF_WIDTH, _ROUNDS = 24, 0.5, 4
 # Counts up to this are summed as their terms 1/(β + k) (the tail sums R_k); the part of a
 # larger count above it keeps its digamma difference.
@@ -94,7 +95,7 @@ class _Functions:
 
 
 class _CellTable:
-    """The class's cells with a count other than 1 (the others have the closed form): their
+    """The cells (class, word) with a count other than 1 (the others have the closed form): their
     tail sums R_k (k < min(largest count, _EXPAND)) and the entries above _EXPAND."""
 
     def __init__(self, stats: PolyaStats, e: float) -> None:
@@ -195,21 +196,41 @@ def polya_leave_one_out(
     pb = _Problem(stats, beta, float(shape_extra), float(rate), Xs, codes, weights)
     n = Xs.shape[0]
     score, ok = np.full(n, np.nan), np.zeros(n, dtype=bool)
-    half = pb.widths()
+    # Per class, the centre and half width of its intervals in (ln D, ln B).
+    centre, half = np.column_stack([pb.t0, np.log(pb.B0)]), pb.widths()
     todo = np.arange(n)
     for _ in range(_ROUNDS):
         nodes = _nodes(half.max(axis=1)).astype(int)[codes[todo]]
+        reached = np.full((n, 2), np.nan)
         for size in np.unique(nodes):
             rows = todo[nodes == size]
-            got, done = pb.solve(rows, half, int(size))
+            got, done, reached[rows] = pb.solve(rows, centre, half, int(size))
             score[rows[done]], ok[rows[done]] = got[done], True
         todo = np.flatnonzero(~ok)
         if todo.size == 0:
             break
-        half[codes[todo]] *= 4.0
+        fine = np.isfinite(reached[todo]).all(axis=1)
+        pb.guess[todo[fine]] = reached[todo[fine], 0]  # where the next iteration starts
+        _recentre(centre, half, codes[todo], reached[todo])
     back = np.empty_like(order)
     back[order] = np.arange(n)
     return score[back], ok[back]
+
+
+def _recentre(centre, half, cls, reached):
+    """New intervals for the classes ``cls`` of rows not solved: about the points (ln D,
+    ln B) their Newton iterations reached, half as wide as those are from the old centre at
+    least, or four times as wide where every iteration went astray."""
+    fine = np.isfinite(reached).all(axis=1)
+    for c in np.unique(cls):
+        mine = reached[(cls == c) & fine]
+        if mine.size == 0:
+            half[c] *= 4.0
+            continue
+        lo, hi = mine.min(axis=0), mine.max(axis=0)
+        moved = np.maximum(np.abs(lo - centre[c]), np.abs(hi - centre[c]))
+        centre[c] = (lo + hi) / 2.0
+        half[c] = np.maximum(0.75 * (hi - lo) + 0.5 * moved, 1e-3)
 
 
 def _nodes(half):
@@ -308,15 +329,15 @@ class _Problem:
         FB = den1 - w * (trigamma(B + n) - trigamma(B))
         dt = -(F0 + FB * A) / (FB * (Bt + Q) - D)
         dB = (B - B0[c] + A + (Bt + Q) * dt) / B0[c]
-        self.step = np.nan_to_num(dt)  # where each row's Newton iteration starts
+        self.guess = t0[c] + np.nan_to_num(dt)  # where each row's Newton iteration starts
         half = np.zeros((K, 2))
         with np.errstate(invalid="ignore"):  # a step beyond B = 0: the widest interval
             np.maximum.at(half, c, 2.0 * np.abs(np.column_stack([dt, np.log1p(dB)])))
         return np.clip(np.nan_to_num(half, nan=_HALF_WIDTH), 1e-6, _HALF_WIDTH)
 
-    def solve(self, rows, half, nodes):
-        """Scores of ``rows`` (their classes' intervals of ``nodes`` nodes) and whether each
-        was solved inside its class's intervals."""
+    def solve(self, rows, centre, half, nodes):
+        """Scores of ``rows`` (their classes' intervals of ``nodes`` nodes), whether each was
+        solved inside its class's intervals, and the (ln D, ln B) each reached."""
         tab, K = self.table, self.stats.n_classes
         x, to_coef = _chebyshev(nodes)
         classes = np.zeros(K, dtype=bool)
@@ -324,9 +345,9 @@ class _Problem:
         # The complex cells of these classes at the nodes in ln D, from their slopes there.
         pos = np.flatnonzero(classes[self.cell_cls])
         pc = self.cell_cls[pos]
-        dt = half[pc, :1] * x
-        start = self.u0[pos, None] + dt / self.s0[pos, None]
-        u = _roots(tab.functions(pos).tile(nodes), start.ravel(), (self.t0[pc, None] + dt).ravel())
+        t = centre[pc, :1] + half[pc, :1] * x
+        start = self.u0[pos, None] + (t - self.t0[pc, None]) / self.s0[pos, None]
+        u = _roots(tab.functions(pos).tile(nodes), start.ravel(), t.ravel())
         u = u.reshape(-1, nodes)
         cells = np.zeros((tab.cells.size, nodes))
         cells[pos] = np.exp(u) @ to_coef.T
@@ -342,7 +363,7 @@ class _Problem:
         at = np.full(tab.cells.size, -1)
         at[pos] = np.arange(pos.size)
         ic = self.item_cell[its]
-        target = self.t0[self.cell_cls[ic], None] + half[self.cell_cls[ic], :1] * x
+        target = centre[self.cell_cls[ic], :1] + half[self.cell_cls[ic], :1] * x
         f = tab.functions(ic, self.item_x[its], self.item_w[its]).tile(nodes)
         bi = np.exp(_roots(f, u[at[ic]].ravel(), target.ravel()).reshape(-1, nodes))
         items = np.zeros((self.item_cell.size, 2 * nodes))
@@ -353,22 +374,22 @@ class _Problem:
         lt = self.stats.lengths
         keep = classes[lt.cls]
         lc = lt.cls[keep]
-        B = self.B0[lc, None] * np.exp(half[lc, 1:] * x)
+        B = np.exp(centre[lc, 1:] + half[lc, 1:] * x)
         den = np.zeros((K, nodes))
         np.add.at(den, lc, lt.weight[keep, None] * _rising_digamma(B, lt.length[keep, None]))
         c = self.codes[rows]
         both = mine @ items
         total = per_class[c] + both[:, :nodes]
-        return self._newton(rows, total, both[:, nodes:], (den @ to_coef.T)[c], half[c])
+        return self._newton(rows, total, both[:, nodes:], (den @ to_coef.T)[c], centre[c], half[c])
 
-    def _newton(self, rows, total, logs, den, half):
+    def _newton(self, rows, total, logs, den, centre, half):
         """Newton's method in t = ln D for every row, the series of its B (less the closed
-        form's S / D), of its items' score and of den given; the score and whether solved."""
-        c = self.codes[rows]
-        t0, lb0, hD, hB = self.t0[c], np.log(self.B0[c]), half[:, 0], half[:, 1]
+        form's S / D), of its items' score and of den given (on the intervals ``centre`` ±
+        ``half``); the score, whether solved, and the (ln D, ln B) reached."""
+        t0, lb0, hD, hB = centre[:, 0], centre[:, 1], half[:, 0], half[:, 1]
         SA, w, n, r = self.SA[rows], self.w[rows], self.length[rows], self.r
         slope, den_slope = cheb.chebder(total, axis=1), cheb.chebder(den, axis=1)
-        t = t0 + np.clip(self.step[rows], -hD, hD)  # the first step, from widths
+        t = np.clip(self.guess[rows], t0 - hD, t0 + hD)
         moved, at = np.full(rows.size, np.inf), np.arange(rows.size)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             for _ in range(_ITERATIONS):
@@ -381,9 +402,11 @@ class _Problem:
                 wa, na = w[at], n[at]
                 F = g - wa * (digamma(B + na) - digamma(B)) + r - D
                 Ft = (g1 / (hB[at] * B) - wa * (trigamma(B + na) - trigamma(B))) * Bt - D
-                step = -F / Ft
-                t[at] = ta + step
-                moved[at] = np.abs(step)
+                # Not far beyond the interval, where the series would be wild: a row pinned
+                # there is taken again on an interval about where it stopped.
+                bound = t0[at] + np.clip(ta - F / Ft - t0[at], -1.5 * ha, 1.5 * ha)
+                moved[at] = np.abs(bound - ta)
+                t[at] = bound
                 going = ~(moved[at] <= _SETTLED)
                 if not going.any():
                     break
@@ -397,7 +420,8 @@ class _Problem:
             score += cheb.chebval(xd, logs.T, tensor=False)
             score[self.dead_rows[rows]] = -np.inf
             score -= log_rising(np.where(B > 0, B, 1.0), n)
-        return score, done & ~np.isnan(score)
+            reached = np.column_stack([t, np.log(B)])
+        return score, done & ~np.isnan(score), reached
 
 
 def _rising_digamma(b, n):
