@@ -108,7 +108,7 @@ class _CellTable:
         self.pos = np.full(size, -1, dtype=np.int32)  # compact: looked up once per entry
         self.pos[self.cells] = np.arange(self.cells.size)
         self.total = np.bincount(flat, vt.weight, size)
-        sel = complex_[flat]
+        sel = np.flatnonzero(complex_[flat])
         c, v, w = self.pos[flat[sel]], vt.value[sel], vt.weight[sel]
         m = self.cells.size
         table = np.bincount(c * (_EXPAND + 1) + np.minimum(v, _EXPAND).astype(np.intp), w,
@@ -284,9 +284,11 @@ class _Problem:
         f = codes[row] * V + Xs.indices
         p = table.pos[f]
         cx = p >= 0
+        # Positions, not masks: a mask of mixed entries costs a mispredicted branch each.
+        plain, cx = np.flatnonzero(~cx), np.flatnonzero(cx)
         self.length = np.asarray(Xs.sum(axis=1)).ravel()
         # The closed-form cells: β̃ = (n − w + e) / D, their S less the row's weight.
-        rs, fs = row[~cx], f[~cx]
+        rs, fs = row[plain], f[plain]
         total = table.total[fs]
         left = total - self.w[rs]
         left[left <= CANCEL * total] = 0.0  # no other document in the cell
