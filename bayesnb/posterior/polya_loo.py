@@ -25,8 +25,8 @@ at the nodes of an interval about the full fit (per class, twice the largest fir
 step of its documents from the full fit; 8-24 nodes by its width), and so are the words'
 terms ln Γ(β̃_p + x_p) − ln Γ(β̃_p). Summed per document (sparse products), B(t) and the
 score are one series each, and each document takes Newton's method in t alone: quadratic,
-run to rounding. A class with a document whose solution leaves its interval is done again
-on one four times as wide.
+run to rounding. A class with documents whose iteration leaves its interval is done again,
+for those, on intervals about where their iterations stopped (at most four rounds).
 """
 
 from __future__ import annotations
@@ -187,7 +187,7 @@ def polya_leave_one_out(
     -------
     score : ndarray of shape (n,)
     ok : ndarray of bool, shape (n,)
-        Rows solved; the others (a document far beyond the widest interval) need a refit.
+        Rows solved; the others (not solved in four rounds of intervals) need a refit.
     """
     # The rows class by class: every lookup of (class, word) then falls in one class's
     # row of the (K, V) tables, a cache-sized window.

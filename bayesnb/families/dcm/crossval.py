@@ -13,7 +13,7 @@ histogram entries with i's own entries taken out (O(nonzeros of x_i) to downdate
 single-class Newton fit to re-optimise): warm-started from the full β_{y_i} where the
 estimator warm-starts (a proper prior), cold as a refit where it does not (the MLE). The
 MAP's refit optimum is solved from the full fit instead (:mod:`bayesnb.posterior.polya_loo`,
-O(the document's words) each); a document beyond its widest interval would be refitted.
+O(the document's words) each); a document it does not solve would be refitted.
 """
 
 from __future__ import annotations
