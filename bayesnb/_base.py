@@ -159,14 +159,19 @@ class GenerativeClassifier(BayesianWorkflow, ClassifierMixin, BaseEstimator):
         (statistics computed elsewhere, e.g. a fold's downdate) replacing its own.
 
         The one way code outside the class derives a model from this one; ``self`` is not
-        changed, arrays not replaced are shared (read-only). Its derived tables start empty;
+        changed, arrays not replaced are shared (read-only). Its derived tables start empty
+        (shared where only scoring-time parameters change, ``temperature``);
         its learned hyperparameters (``alpha_``, ``class_alpha_``, ...) are this model's
         unless ``fitted`` is given (then they are learned again, on use).
         """
         if not set(params) <= set(self.get_params(deep=False)):
             raise ValueError(f"{type(self).__name__} lacks a parameter of {sorted(params)}")
         view = copy.copy(self)
-        view.__dict__.update(params, _tables={}, _learned=dict(vars(self).get("_learned", {})))
+        # A change of scoring-time parameters only shares the derived tables (e.g. the DCM's
+        # β: what either model derives serves both; they are keyed without those parameters).
+        keep = fitted is None and set(params) <= set(self._SCORING_PARAMS)
+        tables = self.__dict__.setdefault("_tables", {}) if keep else {}
+        view.__dict__.update(params, _tables=tables, _learned=dict(vars(self).get("_learned", {})))
         if fitted is not None:
             view._set_fitted(**fitted)
         return view
@@ -310,6 +315,9 @@ class GenerativeClassifier(BayesianWorkflow, ClassifierMixin, BaseEstimator):
         "missing",
         "tol",
     )
+
+    # Parameters applied at scoring time only: no derived table depends on them.
+    _SCORING_PARAMS = ("temperature",)
 
     def _params_key(self, names=None, exclude=()) -> tuple:
         """The parameters (``names``, or all but ``exclude``) as a hashable cache key."""
@@ -472,7 +480,7 @@ class GenerativeClassifier(BayesianWorkflow, ClassifierMixin, BaseEstimator):
         # Keyed on every parameter, so set_params(estimate=..., alpha=..., class_prior=...)
         # after fit rescores instead of serving a stale table (arrays by identity: repr
         # truncates); alpha_ and class_alpha_ follow their parameters the same way.
-        full_key = (key, self._params_key())
+        full_key = (key, self._params_key(exclude=self._SCORING_PARAMS))
         if full_key not in tables:
             check_estimate(self.estimate)
             tables[full_key] = compute()
@@ -480,7 +488,8 @@ class GenerativeClassifier(BayesianWorkflow, ClassifierMixin, BaseEstimator):
 
     def _store_cached(self, key: str, value) -> None:
         """Set what :meth:`_cached` serves for ``key`` under the current parameters."""
-        self.__dict__.setdefault("_tables", {})[(key, self._params_key())] = value
+        key = (key, self._params_key(exclude=self._SCORING_PARAMS))
+        self.__dict__.setdefault("_tables", {})[key] = value
 
     # -- prediction --------------------------------------------------------------------------
     # A Dask array X gives a lazy Dask array, scored block by block (bayesnb.distributed).

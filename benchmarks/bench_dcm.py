@@ -10,7 +10,9 @@ Four parts (``--parts``, default all):
   optimum: compare runs), then ``elpd_loo`` of the DCM against one DCM fit, interleaved
   ``--repeats`` times after an untimed first call (median of the paired ratios; target ≤ 5×),
   and its joint log-probabilities against cold refits without 8 documents (target: relative
-  difference ≤ the fit's ``tol``, 1e-6).
+  difference ≤ the fit's ``tol``, 1e-6); the same leave-one-out targets on Debian's fortunes
+  (the categories with at least 10 of 70 % of the records: classes of 23-883 documents),
+  with ``temperature="loo"``'s fit against a fit.
 
 - ``fit``: on the corpus of ``bench_discrete`` plus 20,000 held-out documents of the same law,
   the median of ``--repeats`` interleaved fits of the DCM (Newton's method) and of
@@ -145,15 +147,20 @@ def text_part(args, checks: Checks) -> None:
         f"{loss:.10f}"
     )
     checks.at_most("text: DirichletCompoundNB fit / MultinomialNB fit", ratio, FIT_TARGET, "x")
+    loo_against_fit("text", X, y, args.repeats, checks)
+
+
+def loo_against_fit(label: str, X, y, repeats: int, checks: Checks) -> None:
+    """``elpd_loo`` of the DCM against one DCM fit (target ≤ 5×) and against cold refits."""
     # Untimed first call at full size (ArviZ's import, the first pass's page faults); then
-    # elpd_loo and a fit interleaved, the ratio paired round by round as the fits above.
+    # elpd_loo and a fit interleaved, the ratio paired round by round.
     first, exact = timed(lambda: elpd_loo(bnb.DirichletCompoundNB(), X, y))
     rounds = time_interleaved(
         {
             "loo": lambda: elpd_loo(bnb.DirichletCompoundNB(), X, y),
             "dcm": lambda: bnb.DirichletCompoundNB().fit(X, y),
         },
-        args.repeats,
+        repeats,
     )
     ratio, lo, hi = paired(rounds["loo"], rounds["dcm"])
     print(
@@ -161,12 +168,43 @@ def text_part(args, checks: Checks) -> None:
         f"{seconds(rounds['dcm'])}: {ratio:.1f}x one fit (rounds {lo:.1f}-{hi:.1f}x), elpd "
         f"{exact.elpd:.6f} (load average {load_average()})"
     )
-    checks.at_most("text: DCM elpd_loo / DCM fit", ratio, LOO_TARGET, "x")
+    checks.at_most(f"{label}: DCM elpd_loo / DCM fit", ratio, LOO_TARGET, "x")
     gap = loo_against_refits(X, y, exact, TEXT_REFITS)
     checks.at_most(
-        f"text: DCM elpd_loo against {TEXT_REFITS} cold refits, largest relative difference",
+        f"{label}: DCM elpd_loo against {TEXT_REFITS} cold refits, largest relative difference",
         gap,
         float(bnb.DirichletCompoundNB().tol),
+    )
+
+
+def fortunes_loo_part(args, checks: Checks) -> None:
+    """The same on Debian's fortunes (70 % of the records, the categories with at least 10
+    of them: small classes, where one document moves its class's optimum the most), and
+    ``temperature="loo"``'s fit, which is one leave-one-out."""
+    data = fortunes(held_out=0.3, seed=0)
+    if data is None:
+        return
+    X, y = data[0], data[1]
+    labels, counts = np.unique(y, return_counts=True)
+    keep = np.isin(y, labels[counts >= 10])
+    X, y = X[keep], y[keep]
+    sizes = np.unique(y, return_counts=True)[1]
+    print(
+        f"fortunes: {X.shape[0]} documents x {X.shape[1]} words, {sizes.size} classes of "
+        f"{sizes.min()}-{sizes.max()} documents; median of {args.repeats} interleaved runs"
+    )
+    loo_against_fit("fortunes", X, y, args.repeats, checks)
+    rounds = time_interleaved(
+        {
+            "tau": lambda: bnb.DirichletCompoundNB(temperature="loo").fit(X, y),
+            "dcm": lambda: bnb.DirichletCompoundNB().fit(X, y),
+        },
+        args.repeats,
+    )
+    ratio = paired(rounds["tau"], rounds["dcm"])[0]
+    print(
+        f"  DirichletCompoundNB(temperature='loo') fit {seconds(rounds['tau'])}: {ratio:.1f}x "
+        f"one fit (load average {load_average()})"
     )
 
 
@@ -429,6 +467,7 @@ def main(argv: list[str] | None = None) -> int:
     checks = Checks()
     if "text" in parts:
         text_part(args, checks)
+        fortunes_loo_part(args, checks)
     if "fit" in parts:
         fit_part(args, checks)
     if "folds" in parts:

@@ -124,6 +124,20 @@ def test_probabilities_tempered_and_predict_unchanged(copied):
     )
 
 
+def test_a_temperature_variant_shares_the_fitted_concentration():
+    # The temperature is applied at scoring: a variant at another τ (what temperature="loo"
+    # scores its leave-one-out with) reuses the DCM's β, and scores as tempered.
+    X, y = _corpus(n=120, v=30)
+    est = DirichletCompoundNB().fit(X, y)
+    beta = est.concentration_
+    view = est._replace(temperature=0.5)
+    assert view.concentration_ is beta
+    assert est._replace(prior_rate=2.0).concentration_ is not beta
+    prior = est.class_log_prior_
+    want = log_softmax(prior + 0.5 * (est.predict_joint_log_proba(X) - prior), axis=1)
+    np.testing.assert_allclose(view.predict_log_proba(X), want, rtol=1e-12, atol=1e-12)
+
+
 def test_cross_val_predict_relearns_the_temperature_per_fold(copied):
     X, y = copied
     for est in (MultinomialNB(temperature="loo"), BernoulliNB(temperature="loo")):

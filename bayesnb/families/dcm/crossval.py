@@ -11,7 +11,9 @@ statistics of its own class y_i only, so its score under every other class is th
 model's, and only β_{y_i} is re-optimised, on class y_i's (feature, count) and length
 histogram entries with i's own entries taken out (O(nonzeros of x_i) to downdate, one
 single-class Newton fit to re-optimise): warm-started from the full β_{y_i} where the
-estimator warm-starts (a proper prior), cold as a refit where it does not (the MLE).
+estimator warm-starts (a proper prior), cold as a refit where it does not (the MLE). The
+MAP's refit optimum is solved from the full fit instead (:mod:`bayesnb.posterior.polya_loo`,
+O(the document's words) each); a document it does not solve would be refitted.
 """
 
 from __future__ import annotations
@@ -148,9 +150,6 @@ class _JointFit:
                 return
 
 
-# How far below tol the neglected terms of a leave-one-out from the full fit must lie.
-_PRECISION = 1e-4
-
 # The documents of a class refitted together: at most this many (documents x features or
 # x expanded histogram terms) cells per batch.
 _BATCH_CELLS = 1 << 21
@@ -174,18 +173,13 @@ def _own_class_scores(est, Xs, codes: np.ndarray, weights: np.ndarray, joint_fit
     vt, lt = stats.values, stats.lengths
     todo = (weights != 0) & (length > 0)
     if est.estimate == "map":
-        # From the full fit, O(the document's words) each, where that is exact to far below
-        # tol (the rest, a small class's documents, are refitted below).
-        precision = _PRECISION * float(est.tol)
-        # The neglected terms are about (one document's share of its class)⁴: a class of
-        # fewer documents than precision^(-1/4) (316 at the default tol) is refitted.
-        with np.errstate(divide="ignore"):
-            big = stats.documents() ** -4.0 <= precision
-        rows = np.flatnonzero(todo & big[codes])
-        shape_extra, rate = joint_fit.objective
+        # From the full fit, O(the document's words) each (a document that would leave its
+        # class without one of positive weight is refitted below, which finds it empty).
+        docs = stats.documents()
+        rows = np.flatnonzero(todo & (docs[codes] - weights > CANCEL * docs[codes]))
         score, ok = polya_leave_one_out(
-            stats, est.concentration_, shape_extra, rate, Xs[rows], codes[rows],
-            weights[rows], precision,
+            stats, est.concentration_, *joint_fit.objective, Xs[rows], codes[rows],
+            weights[rows],
         )  # fmt: skip
         own[rows[ok]] = score[ok]
         todo[rows[ok]] = False
