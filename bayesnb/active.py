@@ -6,17 +6,18 @@ every document by one of four strategies and orders the pool best first; :func:`
 with an oracle that knows the labels, for benchmarks and tests.
 
 - ``"bald"`` (Houlsby et al. 2011, "Bayesian active learning by disagreement"): the mutual
-  information between the label y of x and the parameters θ,
-
-      I(y; θ | x, D) = H[E_θ p(y | x, θ)] − E_θ H[p(y | x, θ)] = E_θ KL(p(y | x, θ) ‖ p̄(y | x)),
-
-  θ ~ p(θ | D), the exact conjugate posterior, p̄ the average over it. A document on which
-  the draws agree, however unsure each is, scores 0: labelling it teaches nothing about θ.
+  information I(y; θ | x, D) between the label y of x and the parameters θ (formula below),
+  θ ~ p(θ | D), the exact conjugate posterior. A document on which the draws agree, however
+  unsure each is, scores 0: labelling it teaches nothing about θ.
 - ``"entropy"``: H[p(y | x)] under the estimator's estimate (``estimate=`` another one;
   ``"bayes"`` is the exact posterior predictive).
 - ``"margin"``: p(y₁ | x) − p(y₂ | x), the top two classes under that estimate; the smallest
   margin is labelled first.
 - ``"random"``: a seeded uniform order, the baseline.
+
+The mutual information, p̄ the average of p(y | x, θ) over the posterior::
+
+    I(y; θ | x, D) = H[E_θ p(y | x, θ)] − E_θ H[p(y | x, θ)] = E_θ KL(p(y | x, θ) ‖ p̄(y | x))
 
 Every score is at **temperature 1**, the model's own posterior and predictive: the
 estimator's ``temperature`` (a calibration of ``predict_proba``, ``docs/design.md`` §1) is
