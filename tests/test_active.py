@@ -194,7 +194,8 @@ def test_bald_needs_fewer_labels_than_random_on_data_from_the_model():
     held out; from one label per class to 30, one at a time. Over 8 seeds (each its own θ,
     pool and start, shared by the two strategies) BALD's mean accuracy over the curve is
     above random choice's by more than 2.5 standard errors of the paired difference
-    (measured: +0.025 ± 0.006)."""
+    (measured: +0.024 ± 0.006), and it reaches 98 % of random choice's final accuracy with
+    fewer labels on average (measured: 11.0 against 15.5)."""
     diffs, reach = [], {"bald": [], "random": []}
     for seed in range(8):
         rng = np.random.default_rng(seed)
