@@ -37,6 +37,7 @@ _NAMES = {
 }
 # the submodules of the API reference, attributes of the package once read
 _SUBMODULES = (
+    "active",
     "columns",
     "comparison",
     "curves",

@@ -28,21 +28,21 @@ from bayesnb.posterior.sampling import class_prior_draws
 from bayesnb.scoring.softmax import prior_fallback
 from bayesnb.validation import check_fitted, check_int
 
-__all__ = ["predict_proba_draws"]
+__all__ = ["log_proba_draws", "predict_proba_draws"]
 
 _WHERE = "bayesnb.uncertainty"
 
 
-def _class_proba(joint: np.ndarray, log_pi: np.ndarray) -> np.ndarray:
-    """Softmax over classes of joint log densities (n, m, K), in log space.
+def _log_class_proba(joint: np.ndarray, log_pi: np.ndarray) -> np.ndarray:
+    """log-softmax over classes of joint log densities (n, m, K), in place.
 
     A document impossible under every class of a draw (a Beta draw of exactly 0 or 1) falls
     back to that draw's class prior (:func:`bayesnb.scoring.softmax.prior_fallback`).
     """
     joint = prior_fallback(joint, log_pi)
     joint -= joint.max(axis=2, keepdims=True)
-    np.exp(joint, out=joint)
-    joint /= joint.sum(axis=2, keepdims=True)
+    with np.errstate(divide="ignore"):
+        joint -= np.log(np.exp(joint).sum(axis=2, keepdims=True))
     return joint
 
 
@@ -125,6 +125,50 @@ def predict_proba_draws(
     uncertainty the training data leave in p(c | x, θ), and ``predict_proba`` under
     ``estimate="bayes"`` as the probability of the label.
     """
+    out = log_proba_draws(
+        est, X, draws, chains, random_seed, posterior=posterior, max_bytes=max_bytes
+    )
+    np.exp(out, out=out)
+    if posterior is None:
+        inference = "bayesnb exact conjugate"
+    else:
+        inference = posterior["posterior"].attrs.get("inference_library", "posterior=")
+    chains, draws, n_docs = out.shape[:3]
+    attrs = layout_attrs(est, estimate="posterior", inference=inference)
+    ds = xr.Dataset(
+        {"class_proba": (("chain", "draw", "doc", "class"), out)},
+        coords={
+            "chain": np.arange(chains),
+            "draw": np.arange(draws),
+            "doc": np.arange(n_docs),
+            "class": layout_coords(est)["class"],
+        },
+        attrs=attrs,
+    )
+    return xr.DataTree.from_dict({"predictions": ds})
+
+
+def log_proba_draws(
+    est,
+    X,
+    draws: int = 1000,
+    chains: int = 4,
+    random_seed=None,
+    *,
+    posterior: xr.DataTree | None = None,
+    max_bytes: float = 2e9,
+) -> np.ndarray:
+    """log p(c | x, θ_s) of new documents under every posterior draw, as an array.
+
+    The numbers of :func:`predict_proba_draws` (its ``class_proba`` is their ``exp``) in log
+    space, normalised over classes by log-sum-exp, without the DataTree; the parameters are
+    the same.
+
+    Returns
+    -------
+    ndarray of shape (chains, draws, n_docs, n_classes)
+        ``-inf`` where a draw gives a class probability 0.
+    """
     fam = family_of(est, _WHERE)
     check_fitted(est)
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, int | float) or max_bytes <= 0:
@@ -135,10 +179,9 @@ def predict_proba_draws(
     if posterior is not None:
         values = posterior_values(est, posterior, fam.var_names)
         chains, draws = values["class_prior"].shape[:2]
-        inference = posterior["posterior"].attrs.get("inference_library", "posterior=")
     else:
         draws, chains = check_int(draws, "draws"), check_int(chains, "chains")
-        values, inference = None, "bayesnb exact conjugate"
+        values = None
     need = 8.0 * chains * draws * n_docs * k
     if need > max_bytes:
         raise ValueError(
@@ -172,16 +215,5 @@ def predict_proba_draws(
             else:
                 jll = batch.jll(part)
             joint = jll + log_pi[None]
-            out[chain, start : start + m] = np.moveaxis(_class_proba(joint, log_pi), 0, 1)
-    attrs = layout_attrs(est, estimate="posterior", inference=inference)
-    ds = xr.Dataset(
-        {"class_proba": (("chain", "draw", "doc", "class"), out)},
-        coords={
-            "chain": np.arange(chains),
-            "draw": np.arange(draws),
-            "doc": np.arange(n_docs),
-            "class": layout_coords(est)["class"],
-        },
-        attrs=attrs,
-    )
-    return xr.DataTree.from_dict({"predictions": ds})
+            out[chain, start : start + m] = np.moveaxis(_log_class_proba(joint, log_pi), 0, 1)
+    return out
