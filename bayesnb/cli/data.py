@@ -21,6 +21,7 @@ __all__ = [
     "EMBEDDED",
     "is_corpus",
     "load_data",
+    "vectorize",
 ]
 
 DEMO_SEED = 0
@@ -42,7 +43,9 @@ def _sklearn_table(name: str):
     return bunch.data, np.asarray(bunch.target_names)[bunch.target], bunch.feature_names
 
 
-def _vectorize(texts: list[str], vocabulary=None, vectorizer=None):
+def vectorize(texts: list[str], vocabulary=None, vectorizer=None):
+    """``(X, words)``: the word counts of ``texts`` under a clone of ``vectorizer`` (default
+    ``CountVectorizer()``), in the columns ``vocabulary`` when given (DataError: no words)."""
     from sklearn.base import clone
     from sklearn.feature_extraction.text import CountVectorizer
 
@@ -106,7 +109,7 @@ def load_data(
                 if not cats:
                     raise DataError(f"--data {spec!r} names no categories after 'fortunes:'")
             texts, y = datasets.load_fortunes(cats, return_X_y=True)
-            X, names = _vectorize(texts, vocabulary, vectorizer)
+            X, names = vectorize(texts, vocabulary, vectorizer)
             kind, name = "text", "fortunes"
             desc = "Debian's fortune cookies, one category per file"
         else:
@@ -123,7 +126,7 @@ def load_data(
                     f"unknown --data {spec!r}: expected one of {', '.join(DATA_NAMES)}, a folder "
                     "of class sub-folders, or a CSV file with 'label' and 'text' columns"
                 )
-            X, names = _vectorize(list(texts), vocabulary, vectorizer)
+            X, names = vectorize(list(texts), vocabulary, vectorizer)
             kind, name = "text", path.name or spec
             desc = f"text from {spec}"
         return Dataset(

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.feature_extraction.text import CountVectorizer
 
+from bayesnb.cli import unlabelled
 from bayesnb.cli.data import DEMO_SEED, is_corpus, load_data
 from bayesnb.cli.errors import DataError, one_line
 from bayesnb.cli.models import (
@@ -49,7 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--hash-features N counts in a single pass into N hashed columns instead (memory "
         "bounded whatever the vocabulary; no words are saved, so `report` cannot re-read "
         "such a model's columns; `predict` hashes new text the same way). With --nuts the "
-        "corpus is loaded in memory."
+        "corpus is loaded in memory. With --unlabelled FOLDER the model is fitted by EM on "
+        "the labelled documents of --data and the unlabelled documents of FOLDER (see below)."
     )
     parser.add_argument(
         "model", choices=cli_models(), metavar="MODEL", help=f"one of {models_help()}"
@@ -98,6 +100,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=DEMO_SEED, help="random seed (0)")
     parser.add_argument("--out", required=True, metavar="models/NAME.nc", help="the model file")
     add_vectorizer_options(parser)
+    unlabelled.add_arguments(parser)
 
 
 def _option(key: str) -> str:
@@ -168,8 +171,9 @@ def run(args) -> int:
     raise :class:`DataError`."""
     from bayesnb.report.sections import sampler
 
-    if is_corpus(args.data) and not args.nuts:
-        return fit_streamed(args)  # NUTS needs the documents in memory: load_data below
+    files = unlabelled.check_options(args)  # the unlabelled documents, listed not read
+    if is_corpus(args.data) and not args.nuts and files is None:
+        return fit_streamed(args)  # NUTS and EM need the documents in memory: load_data below
     settings = vectorizer_settings(args)
     vectorizer = CountVectorizer(**settings)
     data = load_data(args.data, vectorizer=vectorizer, seed=args.seed)
@@ -179,8 +183,11 @@ def run(args) -> int:
     check_model_data(args.model, data)
     est = _estimator(args, data)
     t0 = time.perf_counter()
+    if files is not None:
+        est = unlabelled.fit_em(est, data, args, files, vectorizer)
     try:
-        fit_named(est, data.X, data.y, data.feature_names)
+        if files is None:
+            fit_named(est, data.X, data.y, data.feature_names)
         if data.kind == "text":  # load_data's words: the vectorizer's columns
             record_vectorizer(est, vectorizer)
     except ValueError as exc:
@@ -192,11 +199,18 @@ def run(args) -> int:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*does not have valid feature names")
         acc = float(np.mean(est.predict(data.X) == data.y))
+    # An EM fit's statistics hold soft counts: its objective is the log posterior, not the
+    # evidence of those counts.
+    docs, tail = "labelled documents", ""
+    if files is None:
+        docs, tail = "documents", f"; log evidence {est.log_evidence():.1f}"
     print(
-        f"{_fitted(est)} on {data.X.shape[0]} documents × {data.X.shape[1]} features, "
+        f"{_fitted(est)} on {data.X.shape[0]} {docs} × {data.X.shape[1]} features, "
         f"{len(est.classes_)} classes in {time.perf_counter() - t0:.2f} s; "
-        f"training accuracy {acc:.4f}; log evidence {est.log_evidence():.1f}"
+        f"training accuracy {acc:.4f}{tail}"
     )
+    if files is not None:
+        print(unlabelled.describe(est.semisupervised_))
     if args.nuts:
         from bayesnb.report import Study
 

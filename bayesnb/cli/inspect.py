@@ -4,8 +4,8 @@ The model and its parameters, classes, features (words, hashed columns or names)
 concentrations, log evidence, the family's training statistics
 (:meth:`bayesnb.families.Family.inspect_statistics`), an ``az.summary``-like closed-form
 posterior summary of the class prior and the most informative features, those features
-ranked by :func:`bayesnb.most_informative_features`, and how to rescore under another
-estimate.
+ranked by :func:`bayesnb.most_informative_features`, how to rescore under another
+estimate, and for a model fitted with ``--unlabelled`` the EM fit it records.
 """
 
 from __future__ import annotations
@@ -142,8 +142,15 @@ def describe(est, path: str, top: int = 5) -> list[str]:
         f"features: {_features(est)}",
         *_learned(est),
     ]
+    record = getattr(est, "semisupervised_", None)
+    if record is not None:
+        from bayesnb.cli.unlabelled import describe as describe_em
+
+        lines.append(describe_em(record))
     try:
-        lines.append(f"log evidence: {est.log_evidence():.6g}")
+        # An EM fit's is the evidence of its statistics, the expected counts included.
+        soft = " (of the statistics)" if record is not None else ""
+        lines.append(f"log evidence{soft}: {est.log_evidence():.6g}")
     except (TypeError, ValueError) as exc:
         lines.append(f"log evidence: none ({exc})")
     lines.append("training statistics:")

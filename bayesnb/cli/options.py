@@ -83,6 +83,7 @@ def check_numbers(args) -> None:
         "hash_features": 1,
         "top": 1,
         "max_features": 1,
+        "max_iter": 1,
     }
     parse_cv(getattr(args, "cv", None))
     for name, low in minimum.items():

@@ -6,8 +6,10 @@ File layout (engine h5netcdf):
   ``params`` (the constructor parameters as JSON), ``fitted`` (learned scalars and bookkeeping
   as JSON: ``alpha_``, ``class_alpha_``, the label dtype, ..., and ``vectorizer``, the
   settings of the text vectorizer that made the columns, only for a model that records one in
-  ``vectorizer_params_``: see :mod:`bayesnb.columns`, and ``pipeline``, the two step names of
-  a text pipeline the model was saved from) and ``checksum`` (SHA-256 of the statistics
+  ``vectorizer_params_``: see :mod:`bayesnb.columns`; ``semisupervised``, how many unlabelled
+  documents an EM fit took and how it ended, only for a model that records it in
+  ``semisupervised_``: see :mod:`bayesnb.cli.unlabelled`; and ``pipeline``, the two step names
+  of a text pipeline the model was saved from) and ``checksum`` (SHA-256 of the statistics
   arrays, their coordinates and the two JSON strings);
 - group ``statistics``: the sufficient statistics with coordinates ``class`` (the labels in
   their own dtype: ints stay ints, strings stay strings) and ``feature`` (feature names):

@@ -40,6 +40,11 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep 
 
 __all__ = ["ModelFile", "ModelWriter", "from_tree", "loadable_models", "to_tree"]
 
+# The records of how a model was made: ``fitted`` JSON key -> estimator attribute, saved and
+# restored only for a model that has the attribute (the columns' vectorizer,
+# :mod:`bayesnb.columns`; the unlabelled documents of an EM fit, :mod:`bayesnb.cli.unlabelled`).
+_RECORDS = {"vectorizer": "vectorizer_params_", "semisupervised": "semisupervised_"}
+
 
 def loadable_models() -> dict[str, Family]:
     """Model type (the estimator's class name, as in the ``model`` attribute) -> family."""
@@ -115,9 +120,10 @@ def to_tree(est, version: int, steps: list[str] | None = None) -> xr.DataTree:
         # Names given by hand (a vocabulary): input without column names is expected at
         # predict time. Written only then, so other files stay as they were.
         fitted["feature_names_given"] = True
-    vectorizer = getattr(est, "vectorizer_params_", None)
-    if vectorizer is not None:  # only then: files of models without it are unchanged
-        fitted["vectorizer"] = {str(k): encode(v) for k, v in dict(vectorizer).items()}
+    for key, attr in _RECORDS.items():
+        record = getattr(est, attr, None)
+        if record is not None:  # only then: files of models without it are unchanged
+            fitted[key] = {str(k): encode(v) for k, v in dict(record).items()}
     if steps is not None:  # only then, as above
         fitted["pipeline"] = list(steps)
     params_json = json.dumps(family.file_params(est, out), sort_keys=True)
@@ -302,21 +308,22 @@ def _build(file: ModelFile, kwargs: dict, arrays: dict, ds: xr.Dataset):
     if fitted["feature_names"] and fitted.get("feature_names_given", False):
         # Names given by hand (a composite's blocks too): input without names is expected.
         est._set_feature_names(est.feature_names_in_)
-    if "vectorizer" in fitted:
-        est.vectorizer_params_ = _vectorizer_params(file, fitted["vectorizer"])
+    for key, attr in _RECORDS.items():
+        if key in fitted:
+            setattr(est, attr, _record(file, key, fitted[key]))
     return est
 
 
-def _vectorizer_params(file: ModelFile, value) -> dict:
-    """The recorded text vectorizer: a JSON object of scalars and lists of them (data only;
-    :mod:`bayesnb.columns` decides which settings it accepts)."""
+def _record(file: ModelFile, key: str, value) -> dict:
+    """A record of how the model was made: a JSON object of scalars and lists of them (data
+    only; its reader decides which entries it accepts)."""
     scalar = (str, bool, int, float, type(None))
     ok = isinstance(value, dict) and all(
         isinstance(v, scalar) or (isinstance(v, list) and all(isinstance(x, scalar) for x in v))
         for v in value.values()
     )
     if not ok:
-        raise file.error(f"{file.where}: its 'vectorizer' record is not an object of settings")
+        raise file.error(f"{file.where}: its {key!r} record is not an object of settings")
     return dict(value)
 
 

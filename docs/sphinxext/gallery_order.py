@@ -14,6 +14,7 @@ ORDER = [
     "plot_informative_words.py",
     "plot_gda_logistic.py",
     "plot_learning_curves.py",
+    "plot_semisupervised.py",
     "plot_nuts_vs_exact.py",
     "plot_arviz_compare.py",
     "plot_hyperprior.py",
