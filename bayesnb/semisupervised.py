@@ -242,8 +242,7 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         every block's; any estimate under ``"vb"``), a fixed ``alpha`` and ``class_alpha``
         and a numeric ``temperature`` (the E-step uses temperature 1 whatever it is; scoring
         keeps it). ``"vb"`` needs a family with ``Family.expected_log_likelihood``
-        (multinomial without missing counts, Bernoulli, Poisson, categorical, ColumnwiseNB
-        of those) and a proper class prior (``class_alpha`` > 0).
+        (every family but the DCM; complete rows for the multinomial and GDA) and a proper class prior (``class_alpha`` > 0).
     unlabelled_weight : float, default 1.0
         λ ≥ 0, the weight of every unlabelled document relative to a labelled one.
     max_iter : int, default 100

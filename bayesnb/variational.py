@@ -71,7 +71,7 @@ def expected_joint_log_proba(est, X) -> np.ndarray:
     Parameters
     ----------
     est : fitted bayesnb estimator whose family has an expected log-likelihood
-        (multinomial, Bernoulli, Poisson, categorical, ColumnwiseNB of those)
+        (every family but the DCM)
     X : array-like or sparse matrix of shape (n_samples, n_features)
 
     Returns

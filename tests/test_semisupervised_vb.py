@@ -26,6 +26,17 @@ def _counts(seed=0, n=400, k=3, v=30, length=40, conc=0.3):
     return X, y, theta
 
 
+def _gaussian(seed=0, n=400):
+    rng = np.random.default_rng(seed)
+    means = np.array([[0.0, 0.0], [2.5, 0.0], [0.0, 2.5]])
+    y = rng.integers(0, 3, n)
+    X = means[y] + rng.normal(size=(n, 2)) @ np.array([[1.0, 0.3], [0.0, 0.8]])
+    return X, y
+
+
+_NIW = bnb.priors.NormalInverseWishart(mu0=np.zeros(2), kappa0=0.5, nu0=5.0, psi0=np.eye(2))
+
+
 def _hide(y, n_labelled):
     out = np.array(y)
     out[n_labelled:] = -1
@@ -36,7 +47,11 @@ def _config(name):
     X, y, _ = _counts()
     Xc = np.random.default_rng(1).integers(0, 3, size=(400, 4)).astype(float)
     Xc[:, 0] = np.where(np.random.default_rng(2).random(400) < 0.8, y, (y + 1) % 3)
+    Xg, yg = _gaussian()
     return {
+        "gda-shared": (bnb.GDA(), Xg, yg),
+        "gda-per_class": (bnb.GDA(covariance="per_class", prior=_NIW), Xg, yg),
+        "gda-diagonal": (bnb.GDA(covariance="diagonal", estimate="bayes"), Xg, yg),
         "multinomial-sparse": (bnb.MultinomialNB(alpha=0.5), sp.csr_matrix(X), y),
         "multinomial-unk": (bnb.MultinomialNB(alpha=1.5, class_alpha=2.0, unk=True), X, y),
         "bernoulli": (bnb.BernoulliNB(alpha=2.0, beta=3.0, estimate="bayes"), X, y),
@@ -64,6 +79,9 @@ CONFIGS = [
     "categorical",
     "fixed-class-prior",
     "columnwise",
+    "gda-shared",
+    "gda-per_class",
+    "gda-diagonal",
 ]
 
 
@@ -182,9 +200,52 @@ def test_elbo_closed_form_equals_the_definition_at_any_q_z():
     r = np.random.default_rng(3).dirichlet([0.5, 0.5], size=len(Xu))
     fit = _soft_fit(est, Xl, yl, Xu, r)
     entropy = -np.sum(r * np.log(r))
-    assert fit.log_evidence() + entropy == pytest.approx(
-        _objective(est, Xl, yl, Xu, r), abs=1e-10
-    )
+    assert fit.log_evidence() + entropy == pytest.approx(_objective(est, Xl, yl, Xu, r), abs=1e-10)
+
+
+# -- E_q[log p(x, c | θ)] is the derivative of the log evidence in the weight of (x, c) --------
+@pytest.mark.parametrize(
+    "name",
+    ["multinomial-sparse", "bernoulli", "poisson", "categorical", "columnwise", "gda-per_class"],
+)
+def test_expected_log_likelihood_is_the_evidence_derivative(name):
+    # log Z(S + w·s(x, c)) has derivative E_q[log π_c + log p(x | θ_c)] at w = 0 (the
+    # exponential family's log partition), an independent check of every digamma table.
+    est, X, y = _config(name)
+    if name == "gda-per_class":
+        est = bnb.GDA(covariance="per_class", prior=_NIW)
+    Xl, yl, x = X[:30], y[:30], X[30:31]
+    base = clone(est).fit(Xl, yl)
+    f0 = base.log_evidence()
+    expected = expected_joint_log_proba(base, x)[0]
+    h = 1e-4
+    for c in range(3):
+
+        def f(w, c=c):
+            stacked = sp.vstack([Xl, x]) if sp.issparse(X) else np.vstack([Xl, x])
+            weights = np.concatenate([np.ones(30), [w]])
+            return clone(est).fit(stacked, np.r_[yl, c], sample_weight=weights).log_evidence()
+
+        # Richardson extrapolation of the one-sided difference: error O(h²).
+        slope = 2 * (f(h) - f0) / h - (f(2 * h) - f0) / (2 * h)
+        assert slope == pytest.approx(expected[c], rel=1e-7, abs=1e-6), (c, slope, expected[c])
+
+
+def test_gda_expected_log_likelihood_is_the_mean_over_exact_draws():
+    X, y = _gaussian(seed=3, n=40)
+    for covariance in ("shared", "per_class", "diagonal"):
+        fit = bnb.GDA(covariance=covariance, prior=_NIW).fit(X[:20], y[:20])
+        expected = expected_joint_log_proba(fit, X[20:23]) - fit.class_posterior_.log_expectation()
+        post = fit.sample_posterior(draws=5000, chains=1, random_seed=1)["posterior"]
+        mean, cov = post["mean"].values[0], post["cov"].values[0]
+        if covariance == "diagonal" and cov.ndim == 3:
+            cov = np.stack([np.diag(v) for v in cov.reshape(-1, 2)]).reshape(*cov.shape, 2)
+        cov = np.broadcast_to(cov[:, None] if cov.ndim == 3 else cov, (5000, 3, 2, 2))
+        diff = X[20:23, None, None, :] - mean[None]
+        maha = np.einsum("nsci,scij,nscj->nsc", diff, np.linalg.inv(cov), diff)
+        logpdf = -0.5 * (maha + np.log(np.linalg.det(cov))[None] + 2 * np.log(2 * np.pi))
+        se = logpdf.std(axis=1) / np.sqrt(5000)
+        assert np.all(np.abs(logpdf.mean(axis=1) - expected) <= 5 * se), covariance
 
 
 # -- q(z) is the digamma formula; the fit is its fixed point -----------------------------------
@@ -274,7 +335,7 @@ def test_partial_fit_is_one_incremental_vb_step():
 # -- refusals ----------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "estimator",
-    [bnb.DirichletCompoundNB(), bnb.GDA()],
+    [bnb.DirichletCompoundNB()],
 )
 def test_families_without_vb_are_refused(estimator):
     rng = np.random.default_rng(0)
@@ -295,6 +356,10 @@ def test_refused_settings():
     Xm[30, 2] = np.nan
     with pytest.raises(ValueError, match="not conjugate"):
         SemiSupervisedNB(bnb.MultinomialNB(missing="ignore"), inference="vb").fit(Xm, yy)
+    Xg, yg = _gaussian(n=60)
+    Xg[40, 1] = np.nan
+    with pytest.raises(ValueError, match="complete rows for GDA"):
+        SemiSupervisedNB(bnb.GDA(missing="ignore"), inference="vb").fit(Xg, _hide(yg, 20))
     # EM still refuses a non-point estimate; VB scores with any.
     with pytest.raises(ValueError, match="runs EM to the MAP"):
         SemiSupervisedNB(bnb.MultinomialNB(estimate="bayes")).fit(X, yy)
