@@ -36,11 +36,12 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _num_samples, column_or_1d
 
 from bayesnb._dask import is_dask
+from bayesnb.evidence import log_evidence
 from bayesnb.families import family_of
 from bayesnb.posterior.prior_density import dirichlet_log_density
 from bayesnb.scoring import normalize_log_proba
 from bayesnb.validation import check_fitted, check_int, check_sample_weight, encode_labels
-from bayesnb.variational import _VB, _label_log_posterior
+from bayesnb.variational import label_entropy, label_log_posterior
 
 __all__ = ["SemiSupervisedNB", "log_posterior", "log_prior_density", "unlabelled_mask"]
 
@@ -217,6 +218,43 @@ class _EM:
         return self.value
 
 
+class _VB:
+    """One mean-field run on fitted ``est`` (the labelled-only posterior): the validated
+    documents, the labelled statistics (counted once) and the ELBO after the last update.
+
+    ``unlabelled`` is ``(X, λ, sample_weight)``, or None: no update, the ELBO is the
+    supervised log evidence. Otherwise the first update (q(z) under the labelled-only
+    posterior, then q(θ)) is made here, so ``value`` is already an ELBO of every document.
+    """
+
+    def __init__(self, est, labelled, unlabelled) -> None:
+        self.est = est
+        self.supervised = unlabelled is None
+        if self.supervised:
+            self.value = log_evidence(est)
+            return
+        Xl, yl, wl = labelled
+        self.Xl = est._check_input(Xl, reset=False)
+        _, self.codes = encode_labels(yl, est.classes_)
+        self.wl = check_sample_weight(wl, self.Xl)
+        self.labelled_stats = est._statistics(self.Xl, self.codes, self.wl)
+        Xu, lam, wu = unlabelled
+        self.Xu = est._check_input(Xu, reset=False)
+        self.wu = lam * check_sample_weight(wu, self.Xu)
+        self.value = self.step()
+
+    def step(self) -> float:
+        """q(z) under the current q(θ), then q(θ) from the labelled and soft statistics; the
+        ELBO there."""
+        est = self.est
+        log_r = label_log_posterior(est, self.Xu, validated=True)
+        entropy = float(np.dot(self.wu, label_entropy(log_r)))
+        soft = family_of(est).soft_statistics(est, self.Xu, np.exp(log_r) * self.wu[:, None])
+        est._fit_arrays(self.Xl, self.codes, self.wl, statistics=[self.labelled_stats, *soft])
+        self.value = log_evidence(est) + entropy
+        return self.value
+
+
 class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """A conjugate bayesnb estimator fitted by EM (or variational Bayes) on labelled and
     unlabelled documents.
@@ -242,7 +280,8 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         every block's; any estimate under ``"vb"``), a fixed ``alpha`` and ``class_alpha``
         and a numeric ``temperature`` (the E-step uses temperature 1 whatever it is; scoring
         keeps it). ``"vb"`` needs a family with ``Family.expected_log_likelihood``
-        (every family but the DCM; complete rows for the multinomial and GDA) and a proper class prior (``class_alpha`` > 0).
+        (every family but the DCM; complete rows for the multinomial and GDA) and a proper
+        class prior (``class_alpha`` > 0).
     unlabelled_weight : float, default 1.0
         λ ≥ 0, the weight of every unlabelled document relative to a labelled one.
     max_iter : int, default 100
@@ -468,7 +507,7 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             if self.inference == "em":
                 resp = _e_step(est, _joint(est, Xu))[0]
             else:
-                resp = np.exp(_label_log_posterior(est, Xu))
+                resp = np.exp(label_log_posterior(est, Xu, validated=True))
             resp *= wu[:, None]
             batches += family_of(est).soft_statistics(est, Xu, resp)
         if not unlabelled.all():

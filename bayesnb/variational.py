@@ -37,12 +37,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayesnb.evidence import log_evidence
 from bayesnb.families import family_of
 from bayesnb.scoring import normalize_log_proba
-from bayesnb.validation import check_fitted, check_sample_weight, encode_labels
+from bayesnb.validation import check_fitted
 
-__all__ = ["expected_class_log_prior", "expected_joint_log_proba", "label_posterior"]
+__all__ = [
+    "expected_class_log_prior",
+    "expected_joint_log_proba",
+    "label_entropy",
+    "label_log_posterior",
+    "label_posterior",
+]
 
 
 def expected_class_log_prior(est) -> np.ndarray:
@@ -60,11 +65,7 @@ def expected_class_log_prior(est) -> np.ndarray:
     return est.class_posterior_.log_expectation()
 
 
-def _expected_joint(est, Xv) -> np.ndarray:
-    return family_of(est).expected_log_likelihood(est, Xv) + expected_class_log_prior(est)
-
-
-def expected_joint_log_proba(est, X) -> np.ndarray:
+def expected_joint_log_proba(est, X, validated: bool = False) -> np.ndarray:
     """``E_q[log π_c] + E_q[log p(x_i | θ_c)]`` of every row and class under the posterior
     q(θ) of fitted ``est`` (the log of the mean-field label distribution, unnormalised).
 
@@ -73,75 +74,49 @@ def expected_joint_log_proba(est, X) -> np.ndarray:
     est : fitted bayesnb estimator whose family has an expected log-likelihood
         (every family but the DCM)
     X : array-like or sparse matrix of shape (n_samples, n_features)
+    validated : bool, default False
+        X is already the estimator's validated input (``est._check_input``'s output, which
+        :class:`~bayesnb.SemiSupervisedNB` makes once per fit).
 
     Returns
     -------
     ndarray of shape (n_samples, n_classes)
     """
-    family_of(est, "variational Bayes")
+    family = family_of(est, "variational Bayes")
     check_fitted(est)
-    return _expected_joint(est, est._check_input(X, reset=False))
+    Xv = X if validated else est._check_input(X, reset=False)
+    return family.expected_log_likelihood(est, Xv) + expected_class_log_prior(est)
 
 
-def _label_log_posterior(est, Xv) -> np.ndarray:
-    """log q(z) of validated rows (a row impossible under every class: the class prior)."""
-    return normalize_log_proba(_expected_joint(est, Xv), est.class_log_prior_)
-
-
-def label_posterior(est, X) -> np.ndarray:
-    """The mean-field label distribution q(z_i = c) ∝ exp(E_q[log π_c] + E_q[log p(x_i | θ_c)])
-    of every row under fitted ``est``'s posterior (the E-step of variational Bayes).
+def label_log_posterior(est, X, validated: bool = False) -> np.ndarray:
+    """log q(z_i = c), the mean-field label distribution ∝ exp(E_q[log π_c] + E_q[log p(x_i |
+    θ_c)]) of every row under fitted ``est``'s posterior (the E-step of variational Bayes); a
+    row impossible under every class takes the class prior.
 
     Parameters
     ----------
-    est, X
+    est, X, validated
         As in :func:`expected_joint_log_proba`.
 
     Returns
     -------
-    ndarray of shape (n_samples, n_classes), rows summing to 1
+    ndarray of shape (n_samples, n_classes), rows log-summing to 0
     """
-    return np.exp(normalize_log_proba(expected_joint_log_proba(est, X), est.class_log_prior_))
+    joint = expected_joint_log_proba(est, X, validated)
+    return normalize_log_proba(joint, est.class_log_prior_)
 
 
-def _entropy(log_r: np.ndarray) -> np.ndarray:
-    """H(r_i) = −Σ_c r_ic log r_ic of every row (0 · log 0 = 0)."""
+def label_posterior(est, X) -> np.ndarray:
+    """``exp`` of :func:`label_log_posterior`: q(z_i = c), rows summing to 1."""
+    return np.exp(label_log_posterior(est, X))
+
+
+def label_entropy(log_r: np.ndarray) -> np.ndarray:
+    """H(r_i) = −Σ_c r_ic log r_ic of every row of a log label distribution (0 · log 0 = 0).
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+    """
     r = np.exp(log_r)
     return -np.sum(np.where(r > 0, r * log_r, 0.0), axis=1)
-
-
-class _VB:
-    """One mean-field run on fitted ``est`` (the labelled-only posterior): the validated
-    documents, the labelled statistics (counted once) and the ELBO after the last update.
-
-    ``unlabelled`` is ``(X, λ, sample_weight)``, or None: no update, the ELBO is the
-    supervised log evidence. Otherwise the first update (q(z) under the labelled-only
-    posterior, then q(θ)) is made here, so ``value`` is already an ELBO of every document.
-    """
-
-    def __init__(self, est, labelled, unlabelled) -> None:
-        self.est = est
-        self.supervised = unlabelled is None
-        if self.supervised:
-            self.value = log_evidence(est)
-            return
-        Xl, yl, wl = labelled
-        self.Xl = est._check_input(Xl, reset=False)
-        _, self.codes = encode_labels(yl, est.classes_)
-        self.wl = check_sample_weight(wl, self.Xl)
-        self.labelled_stats = est._statistics(self.Xl, self.codes, self.wl)
-        Xu, lam, wu = unlabelled
-        self.Xu = est._check_input(Xu, reset=False)
-        self.wu = lam * check_sample_weight(wu, self.Xu)
-        self.value = self.step()
-
-    def step(self) -> float:
-        """q(z) under the current q(θ), then q(θ) from the labelled and soft statistics; the
-        ELBO there."""
-        est = self.est
-        log_r = _label_log_posterior(est, self.Xu)
-        entropy = float(np.dot(self.wu, _entropy(log_r)))
-        soft = family_of(est).soft_statistics(est, self.Xu, np.exp(log_r) * self.wu[:, None])
-        est._fit_arrays(self.Xl, self.codes, self.wl, statistics=[self.labelled_stats, *soft])
-        self.value = log_evidence(est) + entropy
-        return self.value
