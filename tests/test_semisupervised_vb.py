@@ -16,38 +16,16 @@ import bayesnb as bnb
 from bayesnb.families._protocol import Unsupported
 from bayesnb.semisupervised import SemiSupervisedNB
 from bayesnb.variational import expected_joint_log_proba, label_posterior
-
-
-def _counts(seed=0, n=400, k=3, v=30, length=40, conc=0.3):
-    rng = np.random.default_rng(seed)
-    theta = rng.dirichlet(np.full(v, conc), size=k)
-    y = rng.integers(0, k, n)
-    X = np.array([rng.multinomial(length, theta[c]) for c in y], dtype=np.float64)
-    return X, y, theta
-
-
-def _gaussian(seed=0, n=400):
-    rng = np.random.default_rng(seed)
-    means = np.array([[0.0, 0.0], [2.5, 0.0], [0.0, 2.5]])
-    y = rng.integers(0, 3, n)
-    X = means[y] + rng.normal(size=(n, 2)) @ np.array([[1.0, 0.3], [0.0, 0.8]])
-    return X, y
-
+from tests.semisupervised_helpers import count_data, gaussian_data, hide_labels, keep_per_class
 
 _NIW = bnb.priors.NormalInverseWishart(mu0=np.zeros(2), kappa0=0.5, nu0=5.0, psi0=np.eye(2))
 
 
-def _hide(y, n_labelled):
-    out = np.array(y)
-    out[n_labelled:] = -1
-    return out
-
-
 def _config(name):
-    X, y, _ = _counts()
+    X, y, _ = count_data()
     Xc = np.random.default_rng(1).integers(0, 3, size=(400, 4)).astype(float)
     Xc[:, 0] = np.where(np.random.default_rng(2).random(400) < 0.8, y, (y + 1) % 3)
-    Xg, yg = _gaussian()
+    Xg, yg, _ = gaussian_data()
     return {
         "gda-shared": (bnb.GDA(), Xg, yg),
         "gda-per_class": (bnb.GDA(covariance="per_class", prior=_NIW), Xg, yg),
@@ -72,16 +50,9 @@ def _config(name):
 
 
 CONFIGS = [
-    "multinomial-sparse",
-    "multinomial-unk",
-    "bernoulli",
-    "poisson",
-    "categorical",
-    "fixed-class-prior",
-    "columnwise",
-    "gda-shared",
-    "gda-per_class",
-    "gda-diagonal",
+    *("multinomial-sparse", "multinomial-unk", "bernoulli", "poisson", "categorical"),
+    *("fixed-class-prior", "columnwise"),
+    *(f"gda-{covariance}" for covariance in ("shared", "per_class", "diagonal")),
 ]
 
 
@@ -91,7 +62,7 @@ CONFIGS = [
 def test_elbo_never_decreases(name, weight):
     est, X, y = _config(name)
     model = SemiSupervisedNB(est, unlabelled_weight=weight, max_iter=15, inference="vb")
-    model.fit(X, _hide(y, 24))
+    model.fit(X, hide_labels(y, 24))
     elbo = model.elbo_
     assert model.n_iter_ >= 1 and elbo.shape == (model.n_iter_ + 1,)
     assert not hasattr(model, "log_posterior_")
@@ -105,7 +76,7 @@ def test_elbo_never_decreases(name, weight):
 def test_weight_zero_and_all_labelled_are_the_supervised_fit(name):
     est, X, y = _config(name)
     supervised = clone(est).fit(X[:24], y[:24])
-    zero = SemiSupervisedNB(est, unlabelled_weight=0.0, inference="vb").fit(X, _hide(y, 24))
+    zero = SemiSupervisedNB(est, unlabelled_weight=0.0, inference="vb").fit(X, hide_labels(y, 24))
     assert zero.n_iter_ == 0 and zero.converged_
     np.testing.assert_array_equal(
         zero.estimator_.predict_joint_log_proba(X), supervised.predict_joint_log_proba(X)
@@ -232,7 +203,7 @@ def test_expected_log_likelihood_is_the_evidence_derivative(name):
 
 
 def test_gda_expected_log_likelihood_is_the_mean_over_exact_draws():
-    X, y = _gaussian(seed=3, n=40)
+    X, y, _ = gaussian_data(seed=3, n=40)
     for covariance in ("shared", "per_class", "diagonal"):
         fit = bnb.GDA(covariance=covariance, prior=_NIW).fit(X[:20], y[:20])
         expected = expected_joint_log_proba(fit, X[20:23]) - fit.class_posterior_.log_expectation()
@@ -250,8 +221,8 @@ def test_gda_expected_log_likelihood_is_the_mean_over_exact_draws():
 
 # -- q(z) is the digamma formula; the fit is its fixed point -----------------------------------
 def test_label_posterior_is_the_digamma_formula_and_a_fixed_point():
-    X, y, _ = _counts(seed=4, n=200, v=12, length=20)
-    yy = _hide(y, 15)
+    X, y, _ = count_data(seed=4, n=200, v=12, length=20)
+    yy = hide_labels(y, 15)
     alpha, gamma = 0.7, 1.3
     model = SemiSupervisedNB(
         bnb.MultinomialNB(alpha=alpha, class_alpha=gamma, estimate="bayes"),
@@ -285,11 +256,10 @@ def test_unlabelled_pool_helps_held_out_accuracy_and_log_likelihood():
     k, n_pool = 3, 1500
     gains, ll_gains = [], []
     for seed in range(3):
-        X, y, _ = _counts(seed=10 + seed, n=n_pool + 1000, k=k, v=40, length=15, conc=1.0)
+        X, y, _ = count_data(seed=10 + seed, n=n_pool + 1000, k=k, v=40, length=15, conc=1.0)
         train, test = slice(0, n_pool), slice(n_pool, None)
-        yy = y[train].copy()
-        labelled = np.concatenate([np.flatnonzero(yy == c)[:2] for c in range(k)])
-        yy[np.setdiff1d(np.arange(n_pool), labelled)] = -1
+        yy = keep_per_class(y[train], 2)
+        labelled = np.flatnonzero(yy != -1)
         est = bnb.MultinomialNB(alpha=1.0, estimate="bayes")
         sup = clone(est).fit(X[labelled], y[labelled])
         vb = SemiSupervisedNB(est, inference="vb").fit(X[train], yy)
@@ -306,7 +276,7 @@ def test_unlabelled_pool_helps_held_out_accuracy_and_log_likelihood():
 # -- every estimator path reads q(θ) -----------------------------------------------------------
 def test_posterior_paths_and_files(tmp_path):
     est, X, y = _config("poisson")
-    model = SemiSupervisedNB(est, inference="vb", max_iter=10).fit(X, _hide(y, 24))
+    model = SemiSupervisedNB(est, inference="vb", max_iter=10).fit(X, hide_labels(y, 24))
     fit = model.estimator_
     post = fit.posterior_
     point = fit.point_estimate("mean")["posterior"]["feature_rate"].values[0, 0]
@@ -322,8 +292,8 @@ def test_posterior_paths_and_files(tmp_path):
 
 
 def test_partial_fit_is_one_incremental_vb_step():
-    X, y, _ = _counts(seed=3, n=600)
-    yy = _hide(y, 30)
+    X, y, _ = count_data(seed=3, n=600)
+    yy = hide_labels(y, 30)
     model = SemiSupervisedNB(bnb.MultinomialNB(alpha=2.0), inference="vb").fit(X[:400], yy[:400])
     before = model.estimator_.feature_count_.copy(), model.estimator_.class_count_.copy()
     resp = label_posterior(model.estimator_, X[400:])
@@ -340,14 +310,14 @@ def test_partial_fit_is_one_incremental_vb_step():
 def test_families_without_vb_are_refused(estimator):
     rng = np.random.default_rng(0)
     X = rng.poisson(2.0, size=(40, 3)).astype(float) + 1.0
-    y = _hide(np.arange(40) % 2, 10)
+    y = hide_labels(np.arange(40) % 2, 10)
     with pytest.raises(Unsupported, match="variational Bayes"):
         SemiSupervisedNB(estimator, inference="vb").fit(X, y)
 
 
 def test_refused_settings():
-    X, y, _ = _counts(n=60)
-    yy = _hide(y, 20)
+    X, y, _ = count_data(n=60)
+    yy = hide_labels(y, 20)
     with pytest.raises(ValueError, match="inference must be 'em' or 'vb'"):
         SemiSupervisedNB(bnb.MultinomialNB(), inference="nuts").fit(X, yy)
     with pytest.raises(ValueError, match="class_alpha > 0"):
@@ -356,10 +326,10 @@ def test_refused_settings():
     Xm[30, 2] = np.nan
     with pytest.raises(ValueError, match="not conjugate"):
         SemiSupervisedNB(bnb.MultinomialNB(missing="ignore"), inference="vb").fit(Xm, yy)
-    Xg, yg = _gaussian(n=60)
+    Xg, yg, _ = gaussian_data(n=60)
     Xg[40, 1] = np.nan
     with pytest.raises(ValueError, match="complete rows for GDA"):
-        SemiSupervisedNB(bnb.GDA(missing="ignore"), inference="vb").fit(Xg, _hide(yg, 20))
+        SemiSupervisedNB(bnb.GDA(missing="ignore"), inference="vb").fit(Xg, hide_labels(yg, 20))
     # EM still refuses a non-point estimate; VB scores with any.
     with pytest.raises(ValueError, match="runs EM to the MAP"):
         SemiSupervisedNB(bnb.MultinomialNB(estimate="bayes")).fit(X, yy)
