@@ -175,12 +175,10 @@ def _e_step(est, joint: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return resp, evidence
 
 
-class _EM:
-    """One EM run on fitted ``est``: the validated documents, the labelled statistics (counted
-    once) and the joint of the unlabelled documents under the current estimate.
-
-    ``unlabelled`` is ``(X, λ, sample_weight)``, or None: no EM (the supervised fit).
-    """
+class _Run:
+    """The documents of one run on fitted ``est``, validated once, and the labelled
+    statistics (counted once); ``unlabelled`` is ``(X, λ, sample_weight)``, or None (no
+    iteration: the supervised fit)."""
 
     def __init__(self, est, labelled, unlabelled) -> None:
         Xl, yl, wl = labelled
@@ -190,12 +188,29 @@ class _EM:
         self.wl = check_sample_weight(wl, self.Xl)
         self.supervised = unlabelled is None
         if self.supervised:
-            self.Xu, self.wu, self.evidence = None, np.zeros(0), np.zeros(0)
+            self.Xu, self.wu = None, np.zeros(0)
         else:
             Xu, lam, wu = unlabelled
             self.Xu = est._check_input(Xu, reset=False)
             self.wu = lam * check_sample_weight(wu, self.Xu)
             self.labelled_stats = est._statistics(self.Xl, self.codes, self.wl)
+
+    def _refit(self, resp: np.ndarray) -> None:
+        """The fit on the labelled statistics plus the unlabelled rows' soft statistics,
+        row i counted ``resp[i, c]`` (responsibility × λ × weight) in class c."""
+        est = self.est
+        soft = family_of(est).soft_statistics(est, self.Xu, resp)
+        est._fit_arrays(self.Xl, self.codes, self.wl, statistics=[self.labelled_stats, *soft])
+
+
+class _EM(_Run):
+    """One EM run: the joint of the unlabelled documents under the current estimate and the
+    observed-data log posterior ``value``."""
+
+    def __init__(self, est, labelled, unlabelled) -> None:
+        super().__init__(est, labelled, unlabelled)
+        self.evidence = np.zeros(0)
+        if not self.supervised:
             self._score()
         self.value = self._value()
 
@@ -209,49 +224,30 @@ class _EM:
     def step(self) -> float:
         """One M-step from the current responsibilities, then the E-step's scores under the
         new estimate; the observed-data log posterior there."""
-        est = self.est
         self.resp *= self.wu[:, None]
-        soft = family_of(est).soft_statistics(est, self.Xu, self.resp)
-        est._fit_arrays(self.Xl, self.codes, self.wl, statistics=[self.labelled_stats, *soft])
+        self._refit(self.resp)
         self._score()
         self.value = self._value()
         return self.value
 
 
-class _VB:
-    """One mean-field run on fitted ``est`` (the labelled-only posterior): the validated
-    documents, the labelled statistics (counted once) and the ELBO after the last update.
-
-    ``unlabelled`` is ``(X, λ, sample_weight)``, or None: no update, the ELBO is the
-    supervised log evidence. Otherwise the first update (q(z) under the labelled-only
-    posterior, then q(θ)) is made here, so ``value`` is already an ELBO of every document.
-    """
+class _VB(_Run):
+    """One mean-field run from the labelled-only posterior, with the ELBO ``value`` after the
+    last update: the supervised log evidence when there is no update; otherwise the first
+    (q(z) under the labelled-only posterior, then q(θ)) is made here, so ``value`` is
+    already an ELBO of every document."""
 
     def __init__(self, est, labelled, unlabelled) -> None:
-        self.est = est
-        self.supervised = unlabelled is None
-        if self.supervised:
-            self.value = log_evidence(est)
-            return
-        Xl, yl, wl = labelled
-        self.Xl = est._check_input(Xl, reset=False)
-        _, self.codes = encode_labels(yl, est.classes_)
-        self.wl = check_sample_weight(wl, self.Xl)
-        self.labelled_stats = est._statistics(self.Xl, self.codes, self.wl)
-        Xu, lam, wu = unlabelled
-        self.Xu = est._check_input(Xu, reset=False)
-        self.wu = lam * check_sample_weight(wu, self.Xu)
-        self.value = self.step()
+        super().__init__(est, labelled, unlabelled)
+        self.value = log_evidence(est) if self.supervised else self.step()
 
     def step(self) -> float:
         """q(z) under the current q(θ), then q(θ) from the labelled and soft statistics; the
         ELBO there."""
-        est = self.est
-        log_r = label_log_posterior(est, self.Xu, validated=True)
+        log_r = label_log_posterior(self.est, self.Xu, validated=True)
         entropy = float(np.dot(self.wu, label_entropy(log_r)))
-        soft = family_of(est).soft_statistics(est, self.Xu, np.exp(log_r) * self.wu[:, None])
-        est._fit_arrays(self.Xl, self.codes, self.wl, statistics=[self.labelled_stats, *soft])
-        self.value = log_evidence(est) + entropy
+        self._refit(np.exp(log_r) * self.wu[:, None])
+        self.value = log_evidence(self.est) + entropy
         return self.value
 
 
