@@ -131,6 +131,8 @@ class DirichletPosterior:
         """``E[log θ] = ψ(a) − ψ(Σ_segment a)`` of every category under the posterior (the
         mean-field E-step's table; its exponentials sum to less than 1 per segment)."""
         a = self.concentration
+        if self.sizes.size == 1:  # the sums as a column: K digammas, not K·V
+            return digamma(a) - digamma(a.sum(axis=-1, keepdims=True))
         return digamma(a) - digamma(self.segment_sum(a))
 
     def mean(self) -> np.ndarray:

@@ -8,6 +8,7 @@ import numpy as np
 from bayesnb.families._discrete_semisupervised import SoftLabelStatistics
 from bayesnb.posterior.prior_density import dirichlet_log_density
 from bayesnb.scoring import dot_log_table
+from bayesnb.scoring.discrete import scoring_table
 
 __all__ = ["MultinomialSemisupervised"]
 
@@ -32,4 +33,4 @@ class MultinomialSemisupervised(SoftLabelStatistics):
                 "the likelihood with missing counts is not conjugate; impute them or use 'em'"
             )
         table = est._column_table(est.posterior_.log_expectation())
-        return dot_log_table(X0, table)
+        return dot_log_table(X0, table, scoring_table(table))
