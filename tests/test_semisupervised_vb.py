@@ -296,6 +296,29 @@ def test_unlabelled_pool_helps_held_out_accuracy_and_log_likelihood():
     assert min(ll_gains) > 0, ll_gains
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("covariance", ["shared", "per_class", "diagonal"])
+def test_gda_unlabelled_pool_helps(covariance):
+    # 3 labelled per class and 391 unlabelled; the diagonal model is misspecified (the
+    # classes are correlated), so only its mean log-likelihood gain is asserted.
+    gains, ll_gains = [], []
+    for seed in range(3):
+        X, y, _ = gaussian_data(seed=20 + seed, n=1400)
+        yy = keep_per_class(y[:400], 3)
+        lab = yy != -1
+        est = bnb.GDA(covariance=covariance, estimate="bayes")
+        sup = clone(est).fit(X[:400][lab], y[:400][lab])
+        vb = SemiSupervisedNB(est, inference="vb").fit(X[:400], yy)
+        idx = np.arange(1000)
+        gains.append(vb.score(X[400:], y[400:]) - sup.score(X[400:], y[400:]))
+        ll_gains.append(
+            vb.predict_log_proba(X[400:])[idx, y[400:]].mean()
+            - sup.predict_log_proba(X[400:])[idx, y[400:]].mean()
+        )
+    assert min(gains) > 0 and np.mean(gains) > 0.05, gains
+    assert np.mean(ll_gains) > 0.1, ll_gains
+
+
 # -- every estimator path reads q(θ) -----------------------------------------------------------
 def test_posterior_paths_and_files(tmp_path):
     est, X, y = _config("poisson")
