@@ -15,6 +15,10 @@ the exact maximiser of the expected complete-data log posterior because the esti
 Newton iteration) of those statistics. L never decreases. log p(θ) is the normalised prior
 density at the point (``Family.feature_log_prior_density`` plus the Dirichlet class prior),
 0 under ``"mle"`` (its flat prior).
+
+``inference="vb"`` integrates θ out instead (mean-field variational Bayes,
+:mod:`bayesnb.variational`): the fitted estimator then holds the variational posterior q(θ)
+and ``elbo_`` the evidence lower bound.
 """
 
 from __future__ import annotations
@@ -32,14 +36,17 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _num_samples, column_or_1d
 
 from bayesnb._dask import is_dask
+from bayesnb.evidence import log_evidence
 from bayesnb.families import family_of
 from bayesnb.posterior.prior_density import dirichlet_log_density
 from bayesnb.scoring import normalize_log_proba
 from bayesnb.validation import check_fitted, check_int, check_sample_weight, encode_labels
+from bayesnb.variational import label_entropy, label_log_posterior
 
 __all__ = ["SemiSupervisedNB", "log_posterior", "log_prior_density", "unlabelled_mask"]
 
 _ESTIMATES = ("map", "mle")
+_INFERENCES = ("em", "vb")
 
 
 def unlabelled_mask(y) -> np.ndarray:
@@ -168,12 +175,10 @@ def _e_step(est, joint: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return resp, evidence
 
 
-class _EM:
-    """One EM run on fitted ``est``: the validated documents, the labelled statistics (counted
-    once) and the joint of the unlabelled documents under the current estimate.
-
-    ``unlabelled`` is ``(X, λ, sample_weight)``, or None: no EM (the supervised fit).
-    """
+class _Run:
+    """The documents of one run on fitted ``est``, validated once, and the labelled
+    statistics (counted once); ``unlabelled`` is ``(X, λ, sample_weight)``, or None (no
+    iteration: the supervised fit)."""
 
     def __init__(self, est, labelled, unlabelled) -> None:
         Xl, yl, wl = labelled
@@ -183,12 +188,29 @@ class _EM:
         self.wl = check_sample_weight(wl, self.Xl)
         self.supervised = unlabelled is None
         if self.supervised:
-            self.Xu, self.wu, self.evidence = None, np.zeros(0), np.zeros(0)
+            self.Xu, self.wu = None, np.zeros(0)
         else:
             Xu, lam, wu = unlabelled
             self.Xu = est._check_input(Xu, reset=False)
             self.wu = lam * check_sample_weight(wu, self.Xu)
             self.labelled_stats = est._statistics(self.Xl, self.codes, self.wl)
+
+    def _refit(self, resp: np.ndarray) -> None:
+        """The fit on the labelled statistics plus the unlabelled rows' soft statistics,
+        row i counted ``resp[i, c]`` (responsibility × λ × weight) in class c."""
+        est = self.est
+        soft = family_of(est).soft_statistics(est, self.Xu, resp)
+        est._fit_arrays(self.Xl, self.codes, self.wl, statistics=[self.labelled_stats, *soft])
+
+
+class _EM(_Run):
+    """One EM run: the joint of the unlabelled documents under the current estimate and the
+    observed-data log posterior ``value``."""
+
+    def __init__(self, est, labelled, unlabelled) -> None:
+        super().__init__(est, labelled, unlabelled)
+        self.evidence = np.zeros(0)
+        if not self.supervised:
             self._score()
         self.value = self._value()
 
@@ -202,17 +224,36 @@ class _EM:
     def step(self) -> float:
         """One M-step from the current responsibilities, then the E-step's scores under the
         new estimate; the observed-data log posterior there."""
-        est = self.est
         self.resp *= self.wu[:, None]
-        soft = family_of(est).soft_statistics(est, self.Xu, self.resp)
-        est._fit_arrays(self.Xl, self.codes, self.wl, statistics=[self.labelled_stats, *soft])
+        self._refit(self.resp)
         self._score()
         self.value = self._value()
         return self.value
 
 
+class _VB(_Run):
+    """One mean-field run from the labelled-only posterior, with the ELBO ``value`` after the
+    last update: the supervised log evidence when there is no update; otherwise the first
+    (q(z) under the labelled-only posterior, then q(θ)) is made here, so ``value`` is
+    already an ELBO of every document."""
+
+    def __init__(self, est, labelled, unlabelled) -> None:
+        super().__init__(est, labelled, unlabelled)
+        self.value = log_evidence(est) if self.supervised else self.step()
+
+    def step(self) -> float:
+        """q(z) under the current q(θ), then q(θ) from the labelled and soft statistics; the
+        ELBO there."""
+        log_r = label_log_posterior(self.est, self.Xu, validated=True)
+        entropy = float(np.dot(self.wu, label_entropy(log_r)))
+        self._refit(np.exp(log_r) * self.wu[:, None])
+        self.value = log_evidence(self.est) + entropy
+        return self.value
+
+
 class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
-    """A conjugate bayesnb estimator fitted by EM on labelled and unlabelled documents.
+    """A conjugate bayesnb estimator fitted by EM (or variational Bayes) on labelled and
+    unlabelled documents.
 
     Unlabelled rows of ``y`` are marked by ``-1`` (numeric labels) or by ``""`` / ``None``
     (string and object labels): :func:`unlabelled_mask`. EM starts from the labelled-only
@@ -223,18 +264,29 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     labelled documents once and then held fixed (``Family.fixed_prior_params``), so that the
     objective does not move between iterations.
 
+    ``inference="vb"`` runs mean-field variational Bayes instead (:mod:`bayesnb.variational`):
+    q(z) of each unlabelled document from the digamma expectations under q(θ), and q(θ) the
+    conjugate posterior of the labelled plus the soft statistics, so ``estimator_`` is an
+    ordinary fitted estimator whose posterior is q(θ) (any ``estimate`` scores it).
+
     Parameters
     ----------
     estimator : bayesnb estimator
         Any conjugate bayesnb estimator with ``estimate="map"`` or ``"mle"`` (ColumnwiseNB:
-        every block's), a fixed ``alpha`` and ``class_alpha`` and a numeric ``temperature``
-        (the E-step uses temperature 1 whatever it is; scoring keeps it).
+        every block's; any estimate under ``"vb"``), a fixed ``alpha`` and ``class_alpha``
+        and a numeric ``temperature`` (the E-step uses temperature 1 whatever it is; scoring
+        keeps it). ``"vb"`` needs a family with ``Family.expected_log_likelihood``
+        (every family but the DCM; complete rows for the multinomial and GDA) and a proper
+        class prior (``class_alpha`` > 0).
     unlabelled_weight : float, default 1.0
         λ ≥ 0, the weight of every unlabelled document relative to a labelled one.
     max_iter : int, default 100
         The most EM iterations (E-step + M-step).
     tol : float, default 1e-8
-        EM stops after iteration t when ``L_t - L_(t-1) <= tol * abs(L_t)``.
+        EM stops after iteration t when ``L_t - L_(t-1) <= tol * abs(L_t)`` (VB: the ELBO's
+        change).
+    inference : {"em", "vb"}, default "em"
+        EM to the MAP / MLE, or mean-field variational Bayes.
 
     Attributes
     ----------
@@ -244,20 +296,25 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     classes_ : ndarray
         The labels of the labelled documents.
     n_iter_ : int
-        EM iterations run (0: the supervised fit).
+        Iterations run (0: the supervised fit).
     log_posterior_ : ndarray
-        L after every M-step, ``n_iter_ + 1`` values: first the labelled-only fit (the
+        EM: L after every M-step, ``n_iter_ + 1`` values: first the labelled-only fit (the
         M-step with every unlabelled weight 0), then one value per iteration; never
         decreasing.
+    elbo_ : ndarray
+        VB: the ELBO after every q(θ) update, ``n_iter_ + 1`` values (the first from q(z)
+        under the labelled-only posterior; the supervised log evidence when no row is
+        unlabelled or λ = 0); never decreasing.
     converged_ : bool
         Whether the stopping rule was met within ``max_iter`` iterations.
     """
 
-    def __init__(self, estimator, unlabelled_weight=1.0, max_iter=100, tol=1e-8):
+    def __init__(self, estimator, unlabelled_weight=1.0, max_iter=100, tol=1e-8, inference="em"):
         self.estimator = estimator
         self.unlabelled_weight = unlabelled_weight
         self.max_iter = max_iter
         self.tol = tol
+        self.inference = inference
 
     # -- checks ------------------------------------------------------------------------------
     def _check_params(self) -> float:
@@ -273,14 +330,17 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         tol = self.tol
         if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not tol >= 0:
             raise ValueError(f"tol must be a number >= 0, got {tol!r}")
+        if not isinstance(self.inference, str) or self.inference not in _INFERENCES:
+            raise ValueError(f"inference must be 'em' or 'vb', got {self.inference!r}")
         est = self.estimator
         family_of(est, "SemiSupervisedNB")
         params = est.get_params(deep=True)
+        em = self.inference == "em"
         for key, value in params.items():
             leaf = key.rsplit("__", 1)[-1]
             if leaf == "estimate" and "__" in key and params.get("estimate") is not None:
                 continue  # a composite's own estimate overrides its blocks'
-            if leaf == "estimate" and value is not None and value not in _ESTIMATES:
+            if em and leaf == "estimate" and value is not None and value not in _ESTIMATES:
                 raise ValueError(
                     f"SemiSupervisedNB runs EM to the MAP or the MLE: {key}={value!r} is "
                     "refused (use 'map' or 'mle')"
@@ -359,11 +419,13 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             if history[-1] - history[-2] <= self.tol * abs(history[-1]):
                 converged = True
                 break
+        em = self.inference == "em"
         if not converged:
+            change = history[-1] - history[-2] if len(history) > 1 else np.nan
             warnings.warn(
-                f"SemiSupervisedNB: EM did not converge in max_iter={self.max_iter} iterations "
-                f"(last change of the log posterior {history[-1] - history[-2]:.3g}); raise "
-                "max_iter or tol",
+                f"SemiSupervisedNB: {'EM' if em else 'VB'} did not converge in "
+                f"max_iter={self.max_iter} iterations (last change of the "
+                f"{'log posterior' if em else 'ELBO'} {change:.3g}); raise max_iter or tol",
                 ConvergenceWarning,
                 stacklevel=2,
             )
@@ -372,23 +434,25 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if hasattr(state.est, "feature_names_in_"):
             self.feature_names_in_ = state.est.feature_names_in_
         self.n_iter_ = len(history) - 1
-        self.log_posterior_ = np.asarray(history)
+        vars(self).pop("elbo_" if em else "log_posterior_", None)
+        setattr(self, "log_posterior_" if em else "elbo_", np.asarray(history))
         self.converged_ = converged
         return self
 
-    def _start(self, X, y, sample_weight) -> _EM:
+    def _start(self, X, y, sample_weight) -> _EM | _VB:
         """The labelled-only fit and the EM state that iterates from it (sets ``classes_``)."""
         lam = self._check_params()
         (Xl, yl, wl), (Xu, wu) = self._split(X, y, sample_weight)
         est = clone(self.estimator).fit(Xl, yl, sample_weight=wl)
         self.classes_ = est.classes_
+        run = _EM if self.inference == "em" else _VB
         if lam == 0 or _num_samples(Xu) == 0:
-            return _EM(est, (Xl, yl, wl), None)
+            return run(est, (Xl, yl, wl), None)
         # Hold what the labelled fit derived from its data (a data-scaled prior) fixed.
         fixed = family_of(est).fixed_prior_params(est)
         if fixed:
             est.set_params(**fixed)
-        return _EM(est, (Xl, yl, wl), (Xu, lam, wu))
+        return run(est, (Xl, yl, wl), (Xu, lam, wu))
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One more EM step with a new batch (the first call is :meth:`fit`).
@@ -397,7 +461,8 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         estimate; the M-step adds their soft statistics and the labelled rows' statistics to
         ``estimator_``'s. Earlier documents keep the responsibilities of their last E-step
         (incremental EM, Neal & Hinton 1998), so no document is kept and ``log_posterior_``
-        (a value over every document) is not extended.
+        (a value over every document) is not extended. Under ``"vb"`` the batch's rows get
+        q(z) under the current q(θ) instead (incremental VB), and ``elbo_`` is not extended.
 
         Parameters
         ----------
@@ -435,7 +500,11 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             rows = np.flatnonzero(unlabelled)
             Xu = est._check_input(_safe_indexing(X, rows), reset=False)
             wu = lam * check_sample_weight(None if w is None else w[rows], Xu)
-            resp = _e_step(est, _joint(est, Xu))[0] * wu[:, None]
+            if self.inference == "em":
+                resp = _e_step(est, _joint(est, Xu))[0]
+            else:
+                resp = np.exp(label_log_posterior(est, Xu, validated=True))
+            resp *= wu[:, None]
             batches += family_of(est).soft_statistics(est, Xu, resp)
         if not unlabelled.all():
             rows = np.flatnonzero(~unlabelled)

@@ -29,34 +29,13 @@ from bayesnb.semisupervised import (
     unlabelled_mask,
 )
 from bayesnb.validation import encode_labels
-
-
-def _counts(seed=0, n=400, k=3, v=30, length=40, conc=0.3):
-    rng = np.random.default_rng(seed)
-    theta = rng.dirichlet(np.full(v, conc), size=k)
-    y = rng.integers(0, k, n)
-    X = np.array([rng.multinomial(length, theta[c]) for c in y], dtype=np.float64)
-    return X, y, theta
-
-
-def _gaussian(seed=0, n=400):
-    rng = np.random.default_rng(seed)
-    means = np.array([[0.0, 0.0], [2.5, 0.0], [0.0, 2.5]])
-    y = rng.integers(0, 3, n)
-    X = means[y] + rng.normal(size=(n, 2)) @ np.array([[1.0, 0.3], [0.0, 0.8]])
-    return X, y, means
-
-
-def _hide(y, n_labelled):
-    out = np.array(y)
-    out[n_labelled:] = -1
-    return out
+from tests.semisupervised_helpers import count_data, gaussian_data, hide_labels, keep_per_class
 
 
 def _config(name):
     """(estimator, X, y) of each configuration the EM tests run."""
-    X, y, _ = _counts()
-    Xg, yg, _ = _gaussian()
+    X, y, _ = count_data()
+    Xg, yg, _ = gaussian_data()
     Xc = np.random.default_rng(1).integers(0, 3, size=(400, 4)).astype(float)
     Xc[:, 0] = np.where(np.random.default_rng(2).random(400) < 0.8, y, (y + 1) % 3)
     return {
@@ -114,7 +93,7 @@ CONFIGS = [
 @pytest.mark.parametrize("weight", [1.0, 0.3])
 def test_log_posterior_never_decreases(name, weight):
     est, X, y = _config(name)
-    yy = _hide(y, 24)
+    yy = hide_labels(y, 24)
     model = SemiSupervisedNB(est, unlabelled_weight=weight, max_iter=15).fit(X, yy)
     lp = model.log_posterior_
     assert model.n_iter_ >= 1 and lp.shape == (model.n_iter_ + 1,)
@@ -130,7 +109,7 @@ def test_log_posterior_never_decreases(name, weight):
 @pytest.mark.parametrize("name", CONFIGS)
 def test_weight_zero_and_all_labelled_are_the_supervised_fit(name):
     est, X, y = _config(name)
-    yy = _hide(y, 24)
+    yy = hide_labels(y, 24)
     supervised = clone(est).fit(X[:24], y[:24])
     expected = supervised.predict_joint_log_proba(X)
     zero = SemiSupervisedNB(est, unlabelled_weight=0.0).fit(X, yy)
@@ -166,7 +145,7 @@ def test_one_hot_soft_statistics_equal_the_hard_ones(name):
 
 
 def test_soft_statistics_are_one_product_for_the_linear_families():
-    X, y, _ = _counts()
+    X, y, _ = count_data()
     resp = np.random.default_rng(0).dirichlet(np.ones(3), size=len(y))
     for est in (bnb.MultinomialNB(), bnb.BernoulliNB(), bnb.PoissonNB(), bnb.CategoricalNB()):
         est.fit(X, y)
@@ -287,11 +266,10 @@ def test_columnwise_and_mle_prior_densities():
 # -- data simulated from the model ----------------------------------------------------------
 def test_multinomial_unlabelled_pool_helps_and_recovers_theta():
     k, v, length, n_pool = 3, 40, 15, 3000
-    X, y, theta = _counts(seed=5, n=n_pool + 2000, k=k, v=v, length=length, conc=1.0)
+    X, y, theta = count_data(seed=5, n=n_pool + 2000, k=k, v=v, length=length, conc=1.0)
     train, test = slice(0, n_pool), slice(n_pool, None)
-    yy = y[train].copy()
-    labelled = np.concatenate([np.flatnonzero(yy == c)[:2] for c in range(k)])
-    yy[np.setdiff1d(np.arange(n_pool), labelled)] = -1
+    yy = keep_per_class(y[train], 2)
+    labelled = np.flatnonzero(yy != -1)
     est = bnb.MultinomialNB(alpha=1.1, estimate="map")
     sup = clone(est).fit(X[labelled], y[labelled])
     em = SemiSupervisedNB(est).fit(X[train], yy)
@@ -312,7 +290,7 @@ def test_multinomial_unlabelled_pool_helps_and_recovers_theta():
 
 
 def test_gda_unlabelled_pool_helps_and_recovers_the_means():
-    X, y, means = _gaussian(seed=7, n=6000)
+    X, y, means = gaussian_data(seed=7, n=6000)
     train, test = slice(0, 4000), slice(4000, None)
     yy = y[train].copy()
     labelled = np.concatenate([np.flatnonzero(yy == c)[:3] for c in range(3)])
@@ -369,8 +347,8 @@ def _reference_em(X_l, y_l, X_u, k, alpha, gamma, lam, tol, max_iter):
 
 
 def test_em_matches_a_plain_reference_em():
-    X, y, _ = _counts(seed=11, n=500, v=25, length=5, conc=1.0)
-    yy = _hide(y, 15)
+    X, y, _ = count_data(seed=11, n=500, v=25, length=5, conc=1.0)
+    yy = hide_labels(y, 15)
     lam, tol = 0.7, 1e-9
     est = bnb.MultinomialNB(alpha=1.5, class_alpha=2.0, estimate="map")
     model = SemiSupervisedNB(est, unlabelled_weight=lam, tol=tol).fit(X, yy)
@@ -386,7 +364,7 @@ def test_em_matches_a_plain_reference_em():
 @pytest.mark.parametrize("name", ["multinomial-map-sparse", "gda-shared", "columnwise"])
 def test_estimator_is_saved_and_loaded(name, tmp_path):
     est, X, y = _config(name)
-    model = SemiSupervisedNB(est, max_iter=10).fit(X, _hide(y, 24))
+    model = SemiSupervisedNB(est, max_iter=10).fit(X, hide_labels(y, 24))
     path = tmp_path / "model.nc"
     model.estimator_.save(path)
     loaded = bnb.load(path)
@@ -394,8 +372,8 @@ def test_estimator_is_saved_and_loaded(name, tmp_path):
 
 
 def test_partial_fit_is_one_incremental_em_step():
-    X, y, _ = _counts(seed=3, n=600)
-    yy = _hide(y, 30)
+    X, y, _ = count_data(seed=3, n=600)
+    yy = hide_labels(y, 30)
     model = SemiSupervisedNB(bnb.MultinomialNB(alpha=2.0, estimate="map")).fit(X[:400], yy[:400])
     before = copy.deepcopy(model.estimator_)
     n_iter = model.n_iter_
@@ -428,7 +406,7 @@ def test_unlabelled_mask():
     y = np.array(["a", None, "", "b"], dtype=object)
     np.testing.assert_array_equal(unlabelled_mask(y), [False, True, True, False])
     np.testing.assert_array_equal(unlabelled_mask(pd.Series(["x", None])), [False, True])
-    X, yy, _ = _counts()
+    X, yy, _ = count_data()
     labels = np.array(["spam", "ham", "eggs"], dtype=object)[yy]
     labels[30:] = None
     model = SemiSupervisedNB(bnb.MultinomialNB(alpha=2.0, estimate="map")).fit(X, labels)
@@ -451,31 +429,31 @@ def test_unlabelled_mask():
     ],
 )
 def test_refused_estimators(estimator, message):
-    X, y, _ = _counts()
+    X, y, _ = count_data()
     with pytest.raises(ValueError, match=message):
-        SemiSupervisedNB(estimator).fit(X, _hide(y, 30))
+        SemiSupervisedNB(estimator).fit(X, hide_labels(y, 30))
 
 
 def test_refused_inputs():
-    X, y, _ = _counts()
+    X, y, _ = count_data()
     est = bnb.MultinomialNB(alpha=2.0, estimate="map")
     for lam in (-0.5, np.nan, np.inf, True, "1"):
         with pytest.raises(ValueError, match="unlabelled_weight must be a finite number >= 0"):
-            SemiSupervisedNB(est, unlabelled_weight=lam).fit(X, _hide(y, 30))
+            SemiSupervisedNB(est, unlabelled_weight=lam).fit(X, hide_labels(y, 30))
     with pytest.raises(ValueError, match="needs labelled rows: every label"):
         SemiSupervisedNB(est).fit(X, np.full(len(y), -1))
-    one = _hide(y, 30)
+    one = hide_labels(y, 30)
     one[one >= 0] = 1
     with pytest.raises(ValueError, match="at least 2 classes, got 1"):
         SemiSupervisedNB(est).fit(X, one)
     import dask.array as da
 
     with pytest.raises(ValueError, match="compute the Dask collections first"):
-        SemiSupervisedNB(est).fit(da.from_array(X, chunks=100), _hide(y, 30))
+        SemiSupervisedNB(est).fit(da.from_array(X, chunks=100), hide_labels(y, 30))
     with pytest.raises(TypeError, match="not an estimator of a registered bayesnb family"):
         from sklearn.naive_bayes import MultinomialNB
 
-        SemiSupervisedNB(MultinomialNB()).fit(X, _hide(y, 30))
+        SemiSupervisedNB(MultinomialNB()).fit(X, hide_labels(y, 30))
     with pytest.raises(ValueError, match="one label per row"):
         SemiSupervisedNB(est).fit(X, y[:10])
 

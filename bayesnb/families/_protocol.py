@@ -287,6 +287,12 @@ class Family:
             batches.append(est._statistics(Xc, np.full(w.shape[0], c, dtype=np.intp), w))
         return batches
 
+    def expected_log_likelihood(self, est, X) -> np.ndarray:
+        """``E_q[log p(x_i | θ_c)]`` of validated ``X`` under fitted ``est``'s posterior q(θ),
+        shape (n_samples, n_classes): the mean-field E-step of variational Bayes (digamma
+        expectations of the log-parameters, never a point estimate)."""
+        raise self.unsupported("variational Bayes (an expected log-likelihood under q(θ))")
+
     # -- PyMC declaration (bayesnb.pymc_models, bayesnb.inference) ---------------------------
     def pymc_spec(self, est, X, y, likelihood: str, alpha_prior, sample_weight):
         """The numpy side of the PyMC model of ``est`` on ``(X, y)``: a ``ModelSpec``."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.special import digamma
 
 from bayesnb.stats.discrete import cancel_rounding
 
@@ -126,6 +127,14 @@ class DirichletPosterior:
             return _log_fractions([num], den, fresh=estimate != "mle")[0]
         return log_ratio(num, self.segment_sum(num))
 
+    def log_expectation(self) -> np.ndarray:
+        """``E[log θ] = ψ(a) − ψ(Σ_segment a)`` of every category under the posterior (the
+        mean-field E-step's table; its exponentials sum to less than 1 per segment)."""
+        a = self.concentration
+        if self.sizes.size == 1:  # the sums as a column: K digammas, not K·V
+            return digamma(a) - digamma(a.sum(axis=-1, keepdims=True))
+        return digamma(a) - digamma(self.segment_sum(a))
+
     def mean(self) -> np.ndarray:
         """Posterior mean of every category probability."""
         a = self.concentration
@@ -190,6 +199,13 @@ class BetaPosterior:
             num1, num0 = s + self.alpha, f + self.beta
         log_p, log_q = _log_fractions((num1, num0), num1 + num0, fresh=True)
         return log_p, log_q
+
+    def log_expectation(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(E[log φ], E[log(1 − φ)]) = (ψ(a) − ψ(a + b), ψ(b) − ψ(a + b))`` under the
+        posterior, both of shape (n_classes, n_features)."""
+        a, b = self.a, np.broadcast_to(self.b, np.shape(self.a))
+        total = digamma(a + b)
+        return digamma(a) - total, digamma(b) - total
 
     def mean(self) -> np.ndarray:
         a, b = self.a, self.b

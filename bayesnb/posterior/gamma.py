@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import digamma
 
 from bayesnb.posterior.discrete import log_ratio
 
@@ -104,6 +105,10 @@ class GammaPosterior:
         """
         rho = self.rate
         return self.shape, -np.log1p(1.0 / rho), -np.log1p(rho)
+
+    def log_expectation(self) -> np.ndarray:
+        """``E[log λ] = ψ(α + S) − log(β + N)`` under the posterior, (n_classes, n_features)."""
+        return digamma(self.shape) - np.log(self.rate)
 
     def mean(self) -> np.ndarray:
         """Posterior mean ``(α + S) / (β + N)``."""

@@ -157,9 +157,14 @@ class BernoulliNB(_MissingCounts, _DiscreteNB):
         return self._cached("bernoulli_linear", lambda: bernoulli_linear(log_p, log_q))
 
     def _log_likelihood(self, X) -> np.ndarray:
-        M = self._split_missing(X)[1] if self._missing == "ignore" else None
         log_p, log_q = self.feature_log_prob_, self.feature_log_neg_prob_
-        linear = self._linear()
+        return self._score_tables(X, log_p, log_q, self._linear())
+
+    def _score_tables(self, X, log_p, log_q, linear=None) -> np.ndarray:
+        """Σ_j [x_j log_p + (1 − x_j) log_q] of validated X under the given tables (the
+        estimate's, or the posterior's expectations ``E[log φ]``, ``E[log(1 − φ)]``);
+        ``linear``: their :func:`bernoulli_linear`, when kept."""
+        M = self._split_missing(X)[1] if self._missing == "ignore" else None
         if self.binarize is not None and sp.issparse(X):
             # Binarised inside the scoring product, a block at a time: no binarised copy of X.
             return bernoulli_jll(X, log_p, log_q, missing=M, threshold=self.binarize, linear=linear)

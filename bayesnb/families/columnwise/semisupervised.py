@@ -1,4 +1,5 @@
-"""ColumnwiseNB with unlabelled documents: each block's prior density and soft statistics."""
+"""ColumnwiseNB with unlabelled documents: each block's prior density, soft statistics and
+expected log-likelihood."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ __all__ = ["ColumnwiseSemisupervised"]
 
 class ColumnwiseSemisupervised:
     """The blocks compose: the sum of their prior densities (a block fitted by maximum
-    likelihood has the flat prior, density 0) and their soft statistics, batch by batch."""
+    likelihood has the flat prior, density 0), their soft statistics batch by batch, and the
+    sum of their expected log-likelihoods (the blocks are independent given the class)."""
 
     def feature_log_prior_density(self, est) -> float:
         """See :meth:`bayesnb.families.Family.feature_log_prior_density`."""
@@ -36,3 +38,10 @@ class ColumnwiseSemisupervised:
             }
             for i in range(n)
         ]
+
+    def expected_log_likelihood(self, est, X) -> np.ndarray:
+        """See :meth:`bayesnb.families.Family.expected_log_likelihood`."""
+        return sum(
+            family_of(block).expected_log_likelihood(block, part)
+            for (_, block, _), part in zip(est._blocks(), X.parts, strict=True)
+        )

@@ -195,7 +195,11 @@ class MultinomialNB(_DiscreteNB):
         return self._cached("feature_log_prob", self._compute_feature_log_prob)
 
     def _compute_feature_log_prob(self) -> np.ndarray:
-        table = self.posterior_.log_estimate(self.estimate)
+        return self._column_table(self.posterior_.log_estimate(self.estimate))
+
+    def _column_table(self, table: np.ndarray) -> np.ndarray:
+        """A (n_classes, n_categories) table on the model's columns: a pooled column takes
+        the UNK category's value."""
         pooled = UnkColumns(self).pooled
         if pooled is None:
             return self._as_dtype(table)
