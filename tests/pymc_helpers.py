@@ -1,4 +1,4 @@
-"""Helpers shared by the NUTS test files (test_pymc.py, test_pymc_gda.py)."""
+"""Helpers shared by the NUTS test files (test_pymc.py, test_pymc_gda.py, ...)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,19 @@ from bayesnb.inference import SamplingWarning, fit_pymc
 
 # 4 chains × 1,000 draws: with 2 × 500, R-hat exceeds 1.01 on about a third of seeds.
 DRAWS, TUNE, CHAINS = 1000, 1000, 4
+
+
+class LazyFits(dict):
+    """Fits made on first use by ``make(key)``, for a session fixture holding several: a
+    pytest-xdist worker compiles and samples only the models its own tests ask for."""
+
+    def __init__(self, make):
+        super().__init__()
+        self._make = make
+
+    def __missing__(self, key):
+        self[key] = value = self._make(key)
+        return value
 
 
 def fit_recording_warnings(est, X, y, **kw):

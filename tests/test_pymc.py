@@ -25,7 +25,16 @@ from scipy.special import gammaln, logsumexp
 from bayesnb import BernoulliNB, CategoricalNB, MultinomialNB
 from bayesnb.inference import SamplingWarning, _label_log_likelihood, fit_pymc
 from bayesnb.pymc_models import declare, model_spec
-from tests.pymc_helpers import CHAINS, DRAWS, TUNE, evaluate, fit_recording_warnings, mcse, rhat
+from tests.pymc_helpers import (
+    CHAINS,
+    DRAWS,
+    TUNE,
+    LazyFits,
+    evaluate,
+    fit_recording_warnings,
+    mcse,
+    rhat,
+)
 
 N_DOCS, N_FEATURES, N_CLASSES = 60, 6, 3
 K_CATEGORIES = [2, 3, 3, 2, 3, 3]  # two groups of features: exercises the padded layout
@@ -79,29 +88,31 @@ def _exact_means(est) -> tuple[np.ndarray, np.ndarray]:
     return pi, out
 
 
+def _sufficient_fit(kind: str):
+    X, y = _data(kind)
+    est = _estimator(kind).fit(X, y)
+    dt, warned = fit_recording_warnings(est, X, y, log_likelihood=True)
+    return est, X, y, dt, warned
+
+
 @pytest.fixture(scope="session")
 def fits():
     """One sufficient-statistic NUTS fit per model (log_likelihood on for LOO)."""
-    out = {}
-    for kind in KINDS:
-        X, y = _data(kind)
-        est = _estimator(kind).fit(X, y)
-        dt, warned = fit_recording_warnings(est, X, y, log_likelihood=True)
-        out[kind] = (est, X, y, dt, warned)
-    return out
+    return LazyFits(_sufficient_fit)
 
 
 @pytest.fixture(scope="session")
-def bernoulli_data_fit(fits):
+def bernoulli_data_fit():
     """The literal per-document Bernoulli model, through the estimator's own method."""
-    est, X, y, _, _ = fits["bernoulli"]
+    X, y = _data("bernoulli")
+    est = _estimator("bernoulli").fit(X, y)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SamplingWarning)
         dt = est.fit_pymc(
             X, y, draws=DRAWS, tune=TUNE, chains=CHAINS, random_seed=11, likelihood="data",
             progressbar=False,
         )  # fmt: skip
-    return dt, [w for w in caught if issubclass(w.category, SamplingWarning)]
+    return est, X, y, dt, [w for w in caught if issubclass(w.category, SamplingWarning)]
 
 
 # -- NUTS against the exact posterior ----------------------------------------------------------
@@ -150,7 +161,7 @@ def test_nuts_layout_matches_exact_draws(fits, kind):
 @pytest.mark.slow
 def test_data_and_sufficient_likelihoods_give_the_same_posterior(fits, bernoulli_data_fit):
     _, _, _, suff, _ = fits["bernoulli"]
-    data, warned = bernoulli_data_fit
+    _, _, _, data, warned = bernoulli_data_fit
     assert not warned, [str(w.message) for w in warned]
     assert data.posterior.attrs["likelihood"] == "data"
     assert data["observed_data"]["X"].dims == ("doc", "feature")
@@ -398,7 +409,7 @@ def test_errors_name_the_argument():
 
 # -- log-likelihood, LOO, posterior predictive ---------------------------------------------------
 @pytest.mark.slow
-def test_log_likelihood_is_conditional_label_probability_and_loo_runs(fits):
+def test_log_likelihood_is_conditional_label_probability(fits):
     est, X, y, dt, _ = fits["bernoulli"]
     ll = dt.log_likelihood["y"]
     assert ll.dims == ("chain", "draw", "doc") and ll.shape == (CHAINS, DRAWS, N_DOCS)
@@ -410,18 +421,21 @@ def test_log_likelihood_is_conditional_label_probability_and_loo_runs(fits):
         joint = np.log(pi)[None] + (X @ np.log(phi).T + (1 - X) @ np.log1p(-phi).T)
         expected = joint[np.arange(len(y)), codes] - logsumexp(joint, axis=1)
         np.testing.assert_allclose(ll.values[chain, draw], expected, rtol=1e-10)
-    for kind in KINDS:
-        loo = az.loo(fits[kind][3], var_name="y")
-        assert np.isfinite(loo.elpd) and loo.n_data_points == N_DOCS
-        assert loo.elpd < 0
 
 
 @pytest.mark.slow
-def test_posterior_predictive_on_the_data_model(fits, bernoulli_data_fit):
+@pytest.mark.parametrize("kind", KINDS)
+def test_loo_runs_on_the_log_likelihood(fits, kind):
+    loo = az.loo(fits[kind][3], var_name="y")
+    assert np.isfinite(loo.elpd) and loo.n_data_points == N_DOCS
+    assert loo.elpd < 0
+
+
+@pytest.mark.slow
+def test_posterior_predictive_on_the_data_model(bernoulli_data_fit):
     import pymc as pm
 
-    est, X, y, _, _ = fits["bernoulli"]
-    dt, _ = bernoulli_data_fit
+    est, X, y, dt, _ = bernoulli_data_fit
     model = declare(est, X, y, likelihood="data")
     with model, warnings.catch_warnings():
         # constant_data records the prior: PyMC must see that nothing upstream changed
@@ -493,10 +507,10 @@ def test_label_log_likelihood_of_draws_brute_force(make, kind):
 
 # -- sampler plumbing ------------------------------------------------------------------------
 @pytest.mark.slow
-@pytest.mark.usefixtures("fits")  # compiles the sufficient Bernoulli model of this shape
-def test_compiled_model_is_reused_for_new_data_and_prior(monkeypatch):
+def test_compiled_model_is_reused_for_new_data_and_prior(fits, monkeypatch):
     import bayesnb.compiled
 
+    fits["bernoulli"]  # compiles the sufficient Bernoulli model of this shape
     X, y = _data("bernoulli", seed=5, n=500)  # more documents: same sufficient shapes
 
     def no_compile(*args, **kwargs):
@@ -632,21 +646,25 @@ def _hierarchical_data():
     return _text_data()
 
 
+TEXT_PRIORS = {
+    "fixed": {},
+    "learned": {"alpha_prior": {}},
+    "per_class": {"alpha_prior": {"alpha": 3.0, "beta": 2.0, "per_class": True}},
+}
+
+
+def _text_fit(name: str):
+    X, y = _text_data()
+    est = MultinomialNB(alpha=1.0).fit(X, y)
+    dt, warned = fit_recording_warnings(est, X, y, random_seed=3, **TEXT_PRIORS[name])
+    return est, X, y, dt, warned
+
+
 @pytest.fixture(scope="session")
 def text_fits():
     """Sufficient-form NUTS fits on the text-like data: α = 1, a learned α, one α per class,
     all at fit_pymc's default 4 × (1,000 + 1,000)."""
-    X, y = _text_data()
-    out = {}
-    for name, kw in [
-        ("fixed", {}),
-        ("learned", {"alpha_prior": {}}),
-        ("per_class", {"alpha_prior": {"alpha": 3.0, "beta": 2.0, "per_class": True}}),
-    ]:
-        est = MultinomialNB(alpha=1.0).fit(X, y)
-        dt, warned = fit_recording_warnings(est, X, y, random_seed=3, **kw)
-        out[name] = (est, X, y, dt, warned)
-    return out
+    return LazyFits(_text_fit)
 
 
 def _min_bulk_ess(dt) -> float:

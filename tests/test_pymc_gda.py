@@ -24,7 +24,15 @@ from scipy.special import gammaln, logsumexp
 from bayesnb import GDA
 from bayesnb.priors.gaussian import NormalInverseWishart
 from bayesnb.pymc_models import declare, model_spec
-from tests.pymc_helpers import CHAINS, DRAWS, evaluate, fit_recording_warnings, mcse, rhat
+from tests.pymc_helpers import (
+    CHAINS,
+    DRAWS,
+    LazyFits,
+    evaluate,
+    fit_recording_warnings,
+    mcse,
+    rhat,
+)
 
 N_DOCS, N_FEATURES, N_CLASSES = 100, 3, 3
 COVARIANCES = ["shared", "per_class", "diagonal"]
@@ -50,22 +58,17 @@ def _data(seed: int = 0, n: int = N_DOCS, d: int = N_FEATURES):
     return X, CLASSES[y]
 
 
-class _Fits(dict):
-    """One sufficient-statistic NUTS fit per covariance model (log_likelihood on for LOO),
-    made on first use: a pytest-xdist worker compiles and samples only the models its tests
-    ask for, so the three are shared out between the workers."""
-
-    def __missing__(self, covariance: str):
-        X, y = _data()
-        est = GDA(covariance=covariance).fit(X, y)
-        dt, warned = fit_recording_warnings(est, X, y, log_likelihood=True, random_seed=9)
-        self[covariance] = (est, X, y, dt, warned)
-        return self[covariance]
+def _fit(covariance: str):
+    X, y = _data()
+    est = GDA(covariance=covariance).fit(X, y)
+    dt, warned = fit_recording_warnings(est, X, y, log_likelihood=True, random_seed=9)
+    return est, X, y, dt, warned
 
 
 @pytest.fixture(scope="session")
 def gda_fits():
-    return _Fits()
+    """One sufficient-statistic NUTS fit per covariance model (log_likelihood on for LOO)."""
+    return LazyFits(_fit)
 
 
 def _closed_form(est) -> dict[str, np.ndarray]:
@@ -290,27 +293,27 @@ def test_nuts_layout_matches_exact_draws(gda_fits, covariance):
 @pytest.mark.slow
 # A few of the per-class model's documents (33 per class) are influential: Pareto k > 0.7.
 @pytest.mark.filterwarnings("ignore:Estimated shape parameter of Pareto:UserWarning")
-def test_log_likelihood_is_conditional_label_probability_and_loo_runs(gda_fits):
-    for covariance in COVARIANCES:
-        est, X, y, dt, _ = gda_fits[covariance]
-        ll = dt.log_likelihood["y"]
-        assert ll.dims == ("chain", "draw", "doc") and ll.shape == (CHAINS, DRAWS, N_DOCS)
-        codes = np.searchsorted(est.classes_, y)
-        # brute force at two draws: log π_y + log N(x | μ_y, Σ_y) - logsumexp over classes
-        for chain, draw in [(0, 0), (3, 517)]:
-            pi = dt.posterior["class_prior"].values[chain, draw]
-            mean = dt.posterior["mean"].values[chain, draw]
-            cov = np.broadcast_to(
-                dt.posterior["cov"].values[chain, draw], (N_CLASSES, N_FEATURES, N_FEATURES)
-            )
-            joint = np.log(pi) + np.column_stack(
-                [stats.multivariate_normal(mean[c], cov[c]).logpdf(X) for c in range(N_CLASSES)]
-            )
-            expected = joint[np.arange(N_DOCS), codes] - logsumexp(joint, axis=1)
-            np.testing.assert_allclose(ll.values[chain, draw], expected, rtol=1e-8, atol=1e-13)
-        loo = az.loo(dt, var_name="y")
-        assert np.isfinite(loo.elpd) and loo.n_data_points == N_DOCS
-        assert loo.elpd < 0
+@pytest.mark.parametrize("covariance", COVARIANCES)
+def test_log_likelihood_is_conditional_label_probability_and_loo_runs(gda_fits, covariance):
+    est, X, y, dt, _ = gda_fits[covariance]
+    ll = dt.log_likelihood["y"]
+    assert ll.dims == ("chain", "draw", "doc") and ll.shape == (CHAINS, DRAWS, N_DOCS)
+    codes = np.searchsorted(est.classes_, y)
+    # brute force at two draws: log π_y + log N(x | μ_y, Σ_y) - logsumexp over classes
+    for chain, draw in [(0, 0), (3, 517)]:
+        pi = dt.posterior["class_prior"].values[chain, draw]
+        mean = dt.posterior["mean"].values[chain, draw]
+        cov = np.broadcast_to(
+            dt.posterior["cov"].values[chain, draw], (N_CLASSES, N_FEATURES, N_FEATURES)
+        )
+        joint = np.log(pi) + np.column_stack(
+            [stats.multivariate_normal(mean[c], cov[c]).logpdf(X) for c in range(N_CLASSES)]
+        )
+        expected = joint[np.arange(N_DOCS), codes] - logsumexp(joint, axis=1)
+        np.testing.assert_allclose(ll.values[chain, draw], expected, rtol=1e-8, atol=1e-13)
+    loo = az.loo(dt, var_name="y")
+    assert np.isfinite(loo.elpd) and loo.n_data_points == N_DOCS
+    assert loo.elpd < 0
 
 
 @pytest.mark.slow
@@ -349,10 +352,10 @@ def test_posterior_predictive_on_the_data_model(gda_fits):
 
 # -- compiled-model reuse ----------------------------------------------------------------------
 @pytest.mark.slow
-@pytest.mark.usefixtures("gda_fits")  # compiles the sufficient shared model of this shape
-def test_compiled_model_is_reused_for_new_data_and_prior(monkeypatch):
+def test_compiled_model_is_reused_for_new_data_and_prior(gda_fits, monkeypatch):
     import bayesnb.compiled
 
+    gda_fits["shared"]  # compiles the sufficient shared model of this shape
     X, y = _data(seed=6, n=300)  # more documents: same sufficient shapes
 
     def no_compile(*args, **kwargs):

@@ -162,7 +162,9 @@ def test_nuts_posterior():
     rng = np.random.default_rng(5)
     y = rng.integers(0, 3, 120)
     X = (rng.random((120, 6)) < np.array([0.2, 0.5, 0.8])[y, None]).astype(int)
-    est = bnb.BernoulliNB().fit(X, y)
+    # β given (the default's value): the declaration of tests/test_pymc.py's Bernoulli fits,
+    # whose compiled model of this shape the disk cache then serves to both
+    est = bnb.BernoulliNB(alpha=1.0, beta=1.0).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         nuts = est.fit_pymc(X, y, draws=300, tune=300, chains=2, random_seed=1, progressbar=False)
