@@ -87,6 +87,7 @@ def expand_numba(dim, expanded, x_, out_, user_data_):
 """
 
 _KEYS: WeakKeyDictionary = WeakKeyDictionary()  # generated callback -> its cache key
+_OP_KERNELS: dict[tuple, Any] = {}  # (op key, fast-math, types) -> its numba kernel
 _LOCATOR_INSTALLED = False
 
 
@@ -163,6 +164,52 @@ def _graph_key(fn) -> str | None:
     return CACHED_SRC_FUNCTIONS.get(getattr(jit_fn, "py_func", None))
 
 
+@contextmanager
+def _kernel_per_op() -> Iterator[None]:
+    """One numba kernel per distinct op in this process, without PyTensor's per-op wrappers.
+
+    PyTensor wraps the kernel of every op of a graph (each scalar op of a fused elementwise
+    loop included) in a second numba function that it caches on disk under the op's key, so
+    that a later graph holding the same op loads it; on an empty cache each op then costs two
+    compilations, a serialisation and a file, and an op that occurs twice in a model is
+    compiled twice. The callbacks of :func:`compile_model` are cached whole (numba's cache of
+    a callback holds the code of everything it calls), so the per-op cache is not read by a
+    later process fitting the same model; here the kernel of an op is compiled once per
+    process and reused for every later occurrence of the same op on the same input and output
+    types (PyTensor's key of the op and the types: what its disk cache would have matched).
+    The whole graph keeps PyTensor's own path, whose key :func:`_graph_key` reads.
+    """
+    from pytensor import config
+    from pytensor.graph.fg import AbstractFunctionGraph
+    from pytensor.link.numba.dispatch import basic
+
+    original = basic.numba_funcify_ensure_cache
+
+    def ensure(op, node=None, **kwargs):
+        if node is None and isinstance(op, AbstractFunctionGraph):
+            return original(op, node=node, **kwargs)
+        func, key = basic.numba_funcify_and_cache_key(op, node=node, **kwargs)
+        if key is None:
+            return func, None
+        types = [] if node is None else [v.type for v in (*node.inputs, *node.outputs)]
+        memo = (key, bool(config.numba__fastmath), tuple(map(str, types)))
+        return _OP_KERNELS.setdefault(memo, func), key
+
+    basic.numba_funcify_ensure_cache = ensure
+    try:
+        yield
+    finally:
+        basic.numba_funcify_ensure_cache = original
+
+
+def _inner(jit_fn):
+    """The graph's numba function under PyTensor's cached entry point (which compiles a
+    Python-callable wrapper and writes it to PyTensor's cache: unused by the callbacks)."""
+    inner = getattr(jit_fn, "py_func", None)
+    inner = getattr(inner, "__globals__", {}).get("jitable_func")
+    return inner if hasattr(inner, "py_func") else jit_fn
+
+
 def _versions() -> str:
     import llvmlite
     import numba
@@ -203,8 +250,16 @@ def compile_model(model, var_names: list[str] | None = None):
     """
     from pytensor import config
 
-    with exact_math(), config.change_flags(cxx=""):
-        return _compile_model(model, var_names)
+    check_bounds = model.check_bounds
+    # The parameter checks (α > 0, 0 ≤ p ≤ 1, ...) hold for every model bayesnb declares (its
+    # hyperparameters are validated before declaration) and cost a kernel each; the value
+    # of the log-density where they hold is the same.
+    model.check_bounds = False
+    try:
+        with exact_math(), config.change_flags(cxx=""), _kernel_per_op():
+            return _compile_model(model, var_names)
+    finally:
+        model.check_bounds = check_bounds
 
 
 def _compile_model(model, var_names: list[str] | None):
@@ -278,10 +333,10 @@ def _compile_model(model, var_names: list[str] | None):
     logp_keys = [slot[v] for v in logp_pt.get_shared()]
     expand_keys = [slot[v] for v in expand_pt.get_shared()]
     extract_logp = cp.make_extraction_fn(
-        logp_pt.vm.jit_fn, placeholders, logp_keys, user_data.dtype
+        _inner(logp_pt.vm.jit_fn), placeholders, logp_keys, user_data.dtype
     )
     extract_expand = cp.make_extraction_fn(
-        expand_pt.vm.jit_fn, placeholders, expand_keys, user_data.dtype
+        _inner(expand_pt.vm.jit_fn), placeholders, expand_keys, user_data.dtype
     )
     logp_c = _cfunc(_LOGP_SRC.format(n_dim=n_dim), "logp_numba", sig_logp, extract_logp, key)
     expand_c = _cfunc(
