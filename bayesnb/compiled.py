@@ -49,7 +49,9 @@ import numpy as np
 __all__ = ["cache_dir", "compile_model", "exact_math"]
 
 # The generated callbacks: nutpie's, with the sizes as literals (numba keys its cache on the
-# bytecode, not on closures) and the data extraction passed in as a global.
+# bytecode, not on closures) and the data extraction passed in as a global. The results are
+# copied element by element: an array assignment compiles numba's shape-mismatch error
+# message, a score of string-formatting kernels.
 _LOGP_SRC = """
 def logp_numba(dim, x_, out_, logp_, user_data_):
     if dim != {n_dim}:
@@ -60,7 +62,8 @@ def logp_numba(dim, x_, out_, logp_, user_data_):
         logp = numba.carray(logp_, ())
         logp_val, grad = extract(x, user_data_)
         logp[()] = logp_val
-        out[...] = grad
+        for i in range({n_dim}):
+            out[i] = grad[i]
         if not np.all(np.isfinite(out)):
             return 3
         if not np.isfinite(logp_val):
@@ -80,7 +83,8 @@ def expand_numba(dim, expanded, x_, out_, user_data_):
         x = numba.carray(x_, ({n_dim},))
         out = numba.carray(out_, ({n_expanded},))
         (values,) = extract(x, user_data_)
-        out[...] = values
+        for i in range({n_expanded}):
+            out[i] = values[i]
     except Exception:
         return -2
     return 0
@@ -182,13 +186,17 @@ def _kernel_per_op() -> Iterator[None]:
     from pytensor import config
     from pytensor.graph.fg import AbstractFunctionGraph
     from pytensor.link.numba.dispatch import basic
+    from pytensor.tensor.shape import SpecifyShape
 
     original = basic.numba_funcify_ensure_cache
 
     def ensure(op, node=None, **kwargs):
         if node is None and isinstance(op, AbstractFunctionGraph):
             return original(op, node=node, **kwargs)
-        func, key = basic.numba_funcify_and_cache_key(op, node=node, **kwargs)
+        if isinstance(op, SpecifyShape):
+            func, key = _specify_shape(node), "bayesnb-specify-shape"
+        else:
+            func, key = basic.numba_funcify_and_cache_key(op, node=node, **kwargs)
         if key is None:
             return func, None
         types = [] if node is None else [v.type for v in (*node.inputs, *node.outputs)]
@@ -200,6 +208,24 @@ def _kernel_per_op() -> Iterator[None]:
         yield
     finally:
         basic.numba_funcify_ensure_cache = original
+
+
+def _specify_shape(node):
+    """SpecifyShape's check of its input's shape, failing without a formatted message (the
+    message's string formatting is a score of kernels)."""
+    from pytensor.link.numba.dispatch import basic
+    from pytensor.tensor.type_other import NoneTypeT
+
+    dims = node.inputs[1:]
+    args = "".join(f", s{i}" for i in range(len(dims)))
+    checks = "".join(
+        f"    assert x.shape[{i}] == s{i}\n"
+        for i, d in enumerate(dims)
+        if not isinstance(d.type, NoneTypeT)
+    )
+    env: dict[str, Any] = {}
+    exec(compile(f"def specify_shape(x{args}):\n{checks}    return x\n", "<bayesnb>", "exec"), env)
+    return basic.numba_njit(env["specify_shape"])
 
 
 def _inner(jit_fn):
