@@ -1,14 +1,14 @@
 """Compiled nutpie models kept on disk: compiled once per machine, not once per process.
 
 ``nutpie.compile_pymc_model`` (numba backend) turns the model's logp-and-gradient and its
-"expand" function into two numba C callbacks. The pytensor parts of those callbacks are in
-PyTensor's own numba cache, but the callbacks themselves are compiled afresh in every process
-(10-15 s for a small naive Bayes model): nutpie names its data slots with random uuids and
-freezes the current data arrays into the code, so numba cannot cache them.
+"expand" function into two numba C callbacks, compiled afresh in every process (10-15 s for
+a small naive Bayes model): nutpie names its data slots with random uuids and freezes the
+current data arrays into the code, so numba cannot cache them.
 :func:`compile_model` builds the same :class:`nutpie.compile_pymc.CompiledPyMCModel` with
 callbacks numba can cache: slots named by position, data read only through the pointers of
 ``user_data`` (the frozen placeholders are empty arrays of the data's dtype and rank), and each
-callback's source generated with its sizes written in.
+callback's source generated with its sizes written in. Numba's cache of a callback holds the
+code of every kernel it calls, so PyTensor's per-op cache is not used (:func:`_kernel_per_op`).
 
 The cache key is a hash of what the compiled code depends on: PyTensor's cache keys of the two
 function graphs (the ops, their parameters and constants, the graph's wiring), the dtype and
