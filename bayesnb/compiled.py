@@ -175,12 +175,12 @@ def _kernel_per_op() -> Iterator[None]:
     PyTensor wraps the kernel of every op of a graph (each scalar op of a fused elementwise
     loop included) in a second numba function that it caches on disk under the op's key, so
     that a later graph holding the same op loads it; on an empty cache each op then costs two
-    compilations, a serialisation and a file, and an op that occurs twice in a model is
-    compiled twice. The callbacks of :func:`compile_model` are cached whole (numba's cache of
-    a callback holds the code of everything it calls), so the per-op cache is not read by a
-    later process fitting the same model; here the kernel of an op is compiled once per
-    process and reused for every later occurrence of the same op on the same input and output
-    types (PyTensor's key of the op and the types: what its disk cache would have matched).
+    compilations, a serialisation and a file. The callbacks of :func:`compile_model` are
+    cached whole (numba's cache of a callback holds the code of everything it calls), so the
+    per-op cache is not read by a later process fitting the same model; here the kernel of an
+    op is compiled once per process and reused for every later occurrence of the same op on the
+    same input and output types (PyTensor's key of the op and the types: what its disk cache
+    would have matched).
     The whole graph keeps PyTensor's own path, whose key :func:`_graph_key` reads.
     """
     from pytensor import config
