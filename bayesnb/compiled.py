@@ -138,6 +138,7 @@ def _install_locator() -> None:
     class _Locator(_CacheLocator):
         def __init__(self, key: str):
             self._key = key
+            self._py_file = "<bayesnb>"  # named by numba's "Cannot cache" warning
 
         def ensure_cache_path(self) -> None:
             pass  # made (and checked) before compiling
