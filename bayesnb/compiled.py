@@ -91,7 +91,7 @@ def expand_numba(dim, expanded, x_, out_, user_data_):
 """
 
 _KEYS: WeakKeyDictionary = WeakKeyDictionary()  # generated callback -> its cache key
-_OP_KERNELS: dict[tuple, Any] = {}  # (op key, fast-math, types) -> its numba kernel
+_OP_KERNELS: dict[tuple, Any] = {}  # (op key, fast-math, dtypes, ranks) -> its numba kernel
 _LOCATOR_INSTALLED = False
 
 
@@ -179,9 +179,9 @@ def _kernel_per_op() -> Iterator[None]:
     compilations, a serialisation and a file. The callbacks of :func:`compile_model` are
     cached whole (numba's cache of a callback holds the code of everything it calls), so the
     per-op cache is not read by a later process fitting the same model; here the kernel of an
-    op is compiled once per process and reused for every later occurrence of the same op on the
-    same input and output types (PyTensor's key of the op and the types: what its disk cache
-    would have matched).
+    op is compiled once per process and reused for every later occurrence of the same op on
+    inputs and outputs of the same dtypes and ranks, in any model (PyTensor's key of the op and
+    what numba's signature holds: what its disk cache would have matched).
     The whole graph keeps PyTensor's own path, whose key :func:`_graph_key` reads.
     """
     from pytensor import config
@@ -201,7 +201,8 @@ def _kernel_per_op() -> Iterator[None]:
         if key is None:
             return func, None
         types = [] if node is None else [v.type for v in (*node.inputs, *node.outputs)]
-        memo = (key, bool(config.numba__fastmath), tuple(map(str, types)))
+        types = [(getattr(t, "dtype", str(t)), getattr(t, "ndim", None)) for t in types]
+        memo = (key, bool(config.numba__fastmath), tuple(types))
         return _OP_KERNELS.setdefault(memo, func), key
 
     basic.numba_funcify_ensure_cache = ensure
