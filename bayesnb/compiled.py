@@ -1,14 +1,14 @@
 """Compiled nutpie models kept on disk: compiled once per machine, not once per process.
 
 ``nutpie.compile_pymc_model`` (numba backend) turns the model's logp-and-gradient and its
-"expand" function into two numba C callbacks. The pytensor parts of those callbacks are in
-PyTensor's own numba cache, but the callbacks themselves are compiled afresh in every process
-(10-15 s for a small naive Bayes model): nutpie names its data slots with random uuids and
-freezes the current data arrays into the code, so numba cannot cache them.
+"expand" function into two numba C callbacks, compiled afresh in every process (10-15 s for
+a small naive Bayes model): nutpie names its data slots with random uuids and freezes the
+current data arrays into the code, so numba cannot cache them.
 :func:`compile_model` builds the same :class:`nutpie.compile_pymc.CompiledPyMCModel` with
 callbacks numba can cache: slots named by position, data read only through the pointers of
 ``user_data`` (the frozen placeholders are empty arrays of the data's dtype and rank), and each
-callback's source generated with its sizes written in.
+callback's source generated with its sizes written in. Numba's cache of a callback holds the
+code of every kernel it calls, so PyTensor's per-op cache is not used (:func:`_kernel_per_op`).
 
 The cache key is a hash of what the compiled code depends on: PyTensor's cache keys of the two
 function graphs (the ops, their parameters and constants, the graph's wiring), the dtype and
@@ -49,7 +49,9 @@ import numpy as np
 __all__ = ["cache_dir", "compile_model", "exact_math"]
 
 # The generated callbacks: nutpie's, with the sizes as literals (numba keys its cache on the
-# bytecode, not on closures) and the data extraction passed in as a global.
+# bytecode, not on closures) and the data extraction passed in as a global. The results are
+# copied element by element: an array assignment compiles numba's shape-mismatch error
+# message, a score of string-formatting kernels.
 _LOGP_SRC = """
 def logp_numba(dim, x_, out_, logp_, user_data_):
     if dim != {n_dim}:
@@ -60,7 +62,8 @@ def logp_numba(dim, x_, out_, logp_, user_data_):
         logp = numba.carray(logp_, ())
         logp_val, grad = extract(x, user_data_)
         logp[()] = logp_val
-        out[...] = grad
+        for i in range({n_dim}):
+            out[i] = grad[i]
         if not np.all(np.isfinite(out)):
             return 3
         if not np.isfinite(logp_val):
@@ -80,13 +83,15 @@ def expand_numba(dim, expanded, x_, out_, user_data_):
         x = numba.carray(x_, ({n_dim},))
         out = numba.carray(out_, ({n_expanded},))
         (values,) = extract(x, user_data_)
-        out[...] = values
+        for i in range({n_expanded}):
+            out[i] = values[i]
     except Exception:
         return -2
     return 0
 """
 
 _KEYS: WeakKeyDictionary = WeakKeyDictionary()  # generated callback -> its cache key
+_OP_KERNELS: dict[tuple, Any] = {}  # (op key, fast-math, dtypes, ranks) -> its numba kernel
 _LOCATOR_INSTALLED = False
 
 
@@ -133,6 +138,7 @@ def _install_locator() -> None:
     class _Locator(_CacheLocator):
         def __init__(self, key: str):
             self._key = key
+            self._py_file = "<bayesnb>"  # named by numba's "Cannot cache" warning
 
         def ensure_cache_path(self) -> None:
             pass  # made (and checked) before compiling
@@ -161,6 +167,75 @@ def _graph_key(fn) -> str | None:
 
     jit_fn = fn.vm.jit_fn
     return CACHED_SRC_FUNCTIONS.get(getattr(jit_fn, "py_func", None))
+
+
+@contextmanager
+def _kernel_per_op() -> Iterator[None]:
+    """One numba kernel per distinct op in this process, without PyTensor's per-op wrappers.
+
+    PyTensor wraps the kernel of every op of a graph (each scalar op of a fused elementwise
+    loop included) in a second numba function that it caches on disk under the op's key, so
+    that a later graph holding the same op loads it; on an empty cache each op then costs two
+    compilations, a serialisation and a file. The callbacks of :func:`compile_model` are
+    cached whole (numba's cache of a callback holds the code of everything it calls), so the
+    per-op cache is not read by a later process fitting the same model; here the kernel of an
+    op is compiled once per process and reused for every later occurrence of the same op on
+    inputs and outputs of the same dtypes and ranks, in any model (PyTensor's key of the op and
+    what numba's signature holds: what its disk cache would have matched).
+    The whole graph keeps PyTensor's own path, whose key :func:`_graph_key` reads.
+    """
+    from pytensor import config
+    from pytensor.graph.fg import AbstractFunctionGraph
+    from pytensor.link.numba.dispatch import basic
+    from pytensor.tensor.shape import SpecifyShape
+
+    original = basic.numba_funcify_ensure_cache
+
+    def ensure(op, node=None, **kwargs):
+        if node is None and isinstance(op, AbstractFunctionGraph):
+            return original(op, node=node, **kwargs)
+        if isinstance(op, SpecifyShape):
+            func, key = _specify_shape(node), "bayesnb-specify-shape"
+        else:
+            func, key = basic.numba_funcify_and_cache_key(op, node=node, **kwargs)
+        if key is None:
+            return func, None
+        types = [] if node is None else [v.type for v in (*node.inputs, *node.outputs)]
+        types = [(getattr(t, "dtype", str(t)), getattr(t, "ndim", None)) for t in types]
+        memo = (key, bool(config.numba__fastmath), tuple(types))
+        return _OP_KERNELS.setdefault(memo, func), key
+
+    basic.numba_funcify_ensure_cache = ensure
+    try:
+        yield
+    finally:
+        basic.numba_funcify_ensure_cache = original
+
+
+def _specify_shape(node):
+    """SpecifyShape's check of its input's shape, failing without a formatted message (the
+    message's string formatting is a score of kernels)."""
+    from pytensor.link.numba.dispatch import basic
+    from pytensor.tensor.type_other import NoneTypeT
+
+    dims = node.inputs[1:]
+    args = "".join(f", s{i}" for i in range(len(dims)))
+    checks = "".join(
+        f"    assert x.shape[{i}] == s{i}\n"
+        for i, d in enumerate(dims)
+        if not isinstance(d.type, NoneTypeT)
+    )
+    env: dict[str, Any] = {}
+    exec(compile(f"def specify_shape(x{args}):\n{checks}    return x\n", "<bayesnb>", "exec"), env)
+    return basic.numba_njit(env["specify_shape"])
+
+
+def _inner(jit_fn):
+    """The graph's numba function under PyTensor's cached entry point (which compiles a
+    Python-callable wrapper and writes it to PyTensor's cache: unused by the callbacks)."""
+    inner = getattr(jit_fn, "py_func", None)
+    inner = getattr(inner, "__globals__", {}).get("jitable_func")
+    return inner if hasattr(inner, "py_func") else jit_fn
 
 
 def _versions() -> str:
@@ -203,8 +278,16 @@ def compile_model(model, var_names: list[str] | None = None):
     """
     from pytensor import config
 
-    with exact_math(), config.change_flags(cxx=""):
-        return _compile_model(model, var_names)
+    check_bounds = model.check_bounds
+    # The parameter checks (α > 0, 0 ≤ p ≤ 1, ...) hold for every model bayesnb declares (its
+    # hyperparameters are validated before declaration) and cost a kernel each; the value
+    # of the log-density where they hold is the same.
+    model.check_bounds = False
+    try:
+        with exact_math(), config.change_flags(cxx=""), _kernel_per_op():
+            return _compile_model(model, var_names)
+    finally:
+        model.check_bounds = check_bounds
 
 
 def _compile_model(model, var_names: list[str] | None):
@@ -278,10 +361,10 @@ def _compile_model(model, var_names: list[str] | None):
     logp_keys = [slot[v] for v in logp_pt.get_shared()]
     expand_keys = [slot[v] for v in expand_pt.get_shared()]
     extract_logp = cp.make_extraction_fn(
-        logp_pt.vm.jit_fn, placeholders, logp_keys, user_data.dtype
+        _inner(logp_pt.vm.jit_fn), placeholders, logp_keys, user_data.dtype
     )
     extract_expand = cp.make_extraction_fn(
-        expand_pt.vm.jit_fn, placeholders, expand_keys, user_data.dtype
+        _inner(expand_pt.vm.jit_fn), placeholders, expand_keys, user_data.dtype
     )
     logp_c = _cfunc(_LOGP_SRC.format(n_dim=n_dim), "logp_numba", sig_logp, extract_logp, key)
     expand_c = _cfunc(

@@ -88,3 +88,18 @@ def test_cache_refused_in_a_shared_directory(tmp_path, monkeypatch):
     os.chmod(cache_dir(), 0o700)
     os.chmod(cache_dir().parent, 0o777)
     assert _private_dir() is None
+
+
+def test_compiled_shapes_checked(tmp_path, monkeypatch):
+    import nutpie
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    X, y = _data(3, seed=0)
+    spec = model_spec(BernoulliNB().fit(X, y), X, y, "sufficient")
+    model = spec.model()
+    compiled = compile_model(model, var_names=spec.var_names)
+    assert model.check_bounds  # compiled without the parameter checks, the model left as it was
+    # data of another shape than the compiled one fails the shape check in the log-density
+    bad = compiled.with_data(**(spec.data | {"feature_count_data": np.ones((2, 4), np.int64)}))
+    with pytest.raises(RuntimeError, match="Logp function returned error"):
+        nutpie.sample(bad, draws=10, tune=10, chains=1, progress_bar=False)
