@@ -320,13 +320,11 @@ def _point_model(model, values, s):
     point._statistics_changed()
     if isinstance(model, bnb.PoissonNB):
         lam = values["feature_rate"][0, s]
-        key = ("rate_tables", point._params_key())
-        point._tables[key] = (np.log(lam), lam.sum(axis=1))
-        point._tables[("rate", point._params_key())] = lam
+        point._store_cached("rate_tables", (np.log(lam), lam.sum(axis=1)))
+        point._store_cached("rate", lam)
     else:
-        key = ("concentration", point._params_key())
-        point._tables[key] = (values["concentration"][0, s], 0)
-    point._tables[("class_log_prior", point._params_key())] = np.log(values["class_prior"][0, s])
+        point._store_cached("concentration", (values["concentration"][0, s], 0))
+    point._store_cached("class_log_prior", np.log(values["class_prior"][0, s]))
     return point
 
 
