@@ -66,6 +66,12 @@ def test_demo_studies_include_fortunes():
     data = fortunes[0].data
     assert data.kind == "text" and sorted(set(data.y)) == DEMO_FORTUNES
     assert data.X.shape[1] == len(data.feature_names) and "computer" in set(data.feature_names)
+    # The few-labels section runs on the fortunes' multinomial study, the text study it ranks.
+    from bayesnb.report import ReportBuilder
+
+    steps = ReportBuilder(studies).steps
+    few = [s for s in steps if s.startswith("few labels")]
+    assert few == ["few labels: fortunes · multinomial"]
 
 
 @pytest.mark.parametrize("installed", [False, True])

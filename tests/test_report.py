@@ -34,6 +34,7 @@ SECTION_IDS = [
     "sampler",
     "ppc",
     "events",
+    "labels",
     "baselines",
     "poisson",
     "burstiness",
@@ -176,6 +177,16 @@ def test_readings_come_from_the_numbers(built):
     assert sm.log_evidence.argmax() in (
         np.argmin(np.abs(np.log(sm.alphas) - np.log(alpha_ev))) + np.array([-1, 0, 1])
     )
+
+
+def test_few_labels_section_runs_on_the_text_study(built):
+    builder, index, _, _ = built
+    (x,) = builder.results["labels"]
+    assert x.study.data.kind == "text" and x.study.model == "multinomial"
+    assert x.curve["size"].values.tolist() == [1, 2, 5] and x.curve.sizes["seed"] == 2
+    page = index.read_text(encoding="utf-8")
+    assert x.table.loc[5, "accuracy: EM"] in page
+    assert S.few_labels_headline(x).replace("'", "&#x27;") in page
 
 
 def test_sampler_section_checks_nuts_against_exact(built):

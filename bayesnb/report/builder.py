@@ -2,10 +2,11 @@
 
 The plan (the sections of :mod:`bayesnb.report`) is fixed when the builder is made: every
 study gets its estimates; the study whose family ranks a generic section first feeds it
-(:attr:`bayesnb.report.extension.FamilyReport.ranks`: parameters, NUTS, posterior predictive), never
-a model test here; the families' own sections (:mod:`bayesnb.report.extension`) follow, in
-registry order. :meth:`ReportBuilder.run` computes the steps, lays the results out
-(:mod:`bayesnb.report.layout`) and writes ``index.html`` with its figures.
+(:attr:`bayesnb.report.extension.FamilyReport.ranks`: parameters, NUTS, posterior predictive,
+few labels on text data), never a model test here; the families' own sections
+(:mod:`bayesnb.report.extension`) follow, in registry order. :meth:`ReportBuilder.run`
+computes the steps, lays the results out (:mod:`bayesnb.report.layout`) and writes
+``index.html`` with its figures.
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ _SIZES = {
     "grid_size": (80, 200),
     "interval_draws": ({"draws": 100, "chains": 2}, {"draws": 125, "chains": 4}),
     "alpha_grid": (8, 20),
+    "labels": (
+        {"sizes": (1, 2, 5), "n_seeds": 2, "max_unlabelled": 300},
+        {"sizes": (1, 2, 5, 10, 20, 50), "n_seeds": 5, "max_unlabelled": 5000},
+    ),
     "nuts": (
         {"n_features": 10, "draws": 200, "tune": 200, "chains": 2},
         {"n_features": 30, "draws": 500, "tune": 500, "chains": 4},
@@ -154,6 +159,10 @@ class ReportBuilder:
                 target = None if fs.per_dataset is None else fs.per_dataset(same)
                 if target is not None:
                     add(f"{fs.title}: {d.name}", fs.key, fs.run, target, seed=seed, cfg=cfg)
+        # Few labels: the text study ranked first (a corpus of documents, as EM's story is).
+        s = _pick([s for s in self.studies if s.data.kind == "text"], "labels")
+        if s is not None:
+            add(f"few labels: {s.label}", "labels", S.few_labels, s, seed=seed, **cfg["labels"])
         for fs in self.family_sections:
             for s in self.studies:
                 if fs.per_study is not None and fs.per_study(s):

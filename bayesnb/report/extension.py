@@ -98,7 +98,8 @@ class FamilyReport:
     ranks : mapping
         Generic sections the family feeds, with its preference among the families that do
         (lower first): ``"parameters"`` (forest, shrinkage, smoothing, informative features),
-        ``"nuts"`` (the sampler check), ``"ppc"`` (posterior predictive check).
+        ``"nuts"`` (the sampler check), ``"ppc"`` (posterior predictive check), ``"labels"``
+        (few labels: EM and VB on text data's unlabelled documents).
     default_params : tuple of (parameter, value)
         Constructor arguments of the family's default estimator.
     default_data_params : tuple of (parameter, Dataset attribute)

@@ -21,6 +21,7 @@ __all__ = [
     "plot_event_models",
     "plot_forest",
     "plot_informative",
+    "plot_labelled_curve",
     "plot_loo_check",
     "plot_ppc",
     "plot_rank",
@@ -385,4 +386,33 @@ def plot_informative(result: S.InformativeResult) -> bytes:
             f"{perc}% interval (orange: never seen in the rival class)",
             fontsize=11,
         )
+        return to_png(fig)
+
+
+def plot_labelled_curve(result: S.FewLabelsResult) -> bytes:
+    """Accuracy and log loss against labelled documents per class (log x), error bars SE."""
+    c = result.curve
+    sizes = c["size"].values
+    with style():
+        fig, axes = subplots(1, 2, figsize=(9.6, 3.6))
+        for ax, metric, label in zip(
+            axes, ("accuracy", "log_loss"), ("test accuracy", "test log loss (nats)"), strict=True
+        ):
+            for name in c["inference"].values:
+                ax.errorbar(
+                    sizes,
+                    c[f"{metric}_mean"].sel(inference=name).values,
+                    np.nan_to_num(c[f"{metric}_se"].sel(inference=name).values),
+                    marker="o",
+                    ms=4,
+                    capsize=3,
+                    color=COLORS[name],
+                    label=S.INFERENCE_LABELS[name],
+                )
+            if metric == "accuracy":
+                ax.axhline(result.majority, color="black", ls=":", lw=1, label="largest class")
+            ax.set(xscale="log", xlabel="labelled documents per class", ylabel=label)
+            ax.set_xticks(sizes, [str(n) for n in sizes])
+            ax.minorticks_off()
+        axes[0].legend()
         return to_png(fig)

@@ -21,7 +21,7 @@ from bayesnb.report.layout_crossval import (
     uncertainty_section,
 )
 
-__all__ = ["estimates_section", "overview", "page", "sampler_section"]
+__all__ = ["estimates_section", "labels_section", "overview", "page", "sampler_section"]
 
 
 def page(self) -> list[Section]:
@@ -150,6 +150,8 @@ def page(self) -> list[Section]:
             "(multinomial) or values per feature (categorical)."
         )
         out.append(Section("events", "Event models compared", intro, blocks))
+    if "labels" in r:
+        out.append(labels_section(self))
     out += [fs.layout(r[fs.key], draw) for fs in self.family_sections if fs.key in r]
     for sid, title, intro, notes in (
         (
@@ -221,6 +223,7 @@ def overview(self) -> Section:
             "predicts held-out labels best "
             f"({S.fmt(t.loc[top, 'lpd_per_doc'])} nats per document)."
         )
+    items.extend(S.few_labels_headline(x) for x in self.results.get("labels", []))
     for fs in self.family_sections:
         if fs.headline is not None:
             items.extend(fs.headline(x) for x in self.results.get(fs.key, []))
@@ -358,3 +361,33 @@ def sampler_section(self, x: S.SamplerResult) -> Section:
     )
     block = result_block(self._draw, x, tables, [("rank", F.plot_rank, caption)], x.warnings)
     return Section("sampler", title, intro, [block])
+
+
+def labels_section(self) -> Section:
+    """Few labels: the labelled-only fit against EM and VB by labelled documents per class."""
+    caption = (
+        "Mean ± standard error over the random draws of the labelled documents; the gain "
+        "columns are paired (each draw's EM or VB fit minus its own labelled-only fit)."
+    )
+    figure = (
+        "Held-out accuracy and log loss against labelled documents per class (log scale); "
+        "error bars: standard errors over the draws."
+    )
+    blocks = [
+        result_block(
+            self._draw,
+            x,
+            [] if x.skipped else [(caption, x.table)],
+            [(f"labels-{x.study.data.name}", F.plot_labelled_curve, figure)],
+        )
+        for x in self.results["labels"]
+    ]
+    intro = (
+        "A generative classifier gives a document nobody labelled a likelihood, so EM "
+        "(SemiSupervisedNB, to the MAP) and mean-field variational Bayes (inference='vb', "
+        "scored at the mode of q(θ)) learn from the unlabelled rest of the training split. "
+        "bayesnb.curves.labelled_curve: n labelled documents per class, the rest unlabelled, "
+        "against the fit on the n labelled ones alone; the same prior and estimate score "
+        "every curve."
+    )
+    return Section("labels", "Few labels: unlabelled documents through EM and VB", intro, blocks)

@@ -26,6 +26,9 @@ COLORS = {
     "evidence": "#1f77b4",
     "real": "#333333",
     "generated": "#e377c2",
+    "supervised": "#7f7f7f",
+    "em": "#ff7f0e",
+    "vb": "#2ca02c",
 }
 _STYLE = {
     "font.size": 10,

@@ -32,7 +32,7 @@ REPORT = register(
     "bernoulli",
     FamilyReport(
         # Parameters and PPC after the multinomial; NUTS first (its PyMC model is the smallest).
-        ranks={"parameters": 1, "nuts": 0, "ppc": 1},
+        ranks={"parameters": 1, "nuts": 0, "ppc": 1, "labels": 1},
         default_data_params=(("binarize", "binarize"),),  # the data set's on/off threshold
         observed=observed,
         information=partial(class_feature_information, terms=_information_terms),

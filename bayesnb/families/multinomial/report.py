@@ -26,7 +26,7 @@ REPORT = register(
         tokens=True,
         predictive="Dirichlet-multinomial",
         # The parameters and the PPC are shown for the multinomial first (text data first).
-        ranks={"parameters": 0, "nuts": 1, "ppc": 0},
+        ranks={"parameters": 0, "nuts": 1, "ppc": 0, "labels": 0},
         information=partial(class_feature_information, terms=_information_terms),
         sections=(SECTION,),
     ),

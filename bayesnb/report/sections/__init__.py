@@ -16,6 +16,7 @@ from __future__ import annotations
 import bayesnb.report.sections.calibration as calibration
 import bayesnb.report.sections.common as common
 import bayesnb.report.sections.crossval as crossval
+import bayesnb.report.sections.labels as labels
 import bayesnb.report.sections.mcmc as mcmc
 import bayesnb.report.sections.params as params
 import bayesnb.report.sections.predictive as predictive
@@ -23,6 +24,7 @@ import bayesnb.report.sections.scores as scores
 from bayesnb.report.sections.calibration import *  # noqa: F403
 from bayesnb.report.sections.common import *  # noqa: F403
 from bayesnb.report.sections.crossval import *  # noqa: F403
+from bayesnb.report.sections.labels import *  # noqa: F403
 from bayesnb.report.sections.mcmc import *  # noqa: F403
 from bayesnb.report.sections.params import *  # noqa: F403
 from bayesnb.report.sections.predictive import *  # noqa: F403
@@ -31,6 +33,6 @@ from bayesnb.report.sections.scores import *  # noqa: F403
 # Every submodule's public names, each listed once, in its own module.
 __all__ = sorted(
     name
-    for module in (calibration, common, crossval, mcmc, params, predictive, scores)
+    for module in (calibration, common, crossval, labels, mcmc, params, predictive, scores)
     for name in module.__all__
 )
