@@ -38,7 +38,14 @@ from bayesnb.validation import check_sample_weight, take
 if TYPE_CHECKING:
     from bayesnb.elpd import ELPD
 
-__all__ = ["ELPD", "cross_val_predict", "cross_val_score", "cross_validate", "elpd_loo"]
+__all__ = [
+    "ELPD",
+    "cross_val_predict",
+    "cross_val_score",
+    "cross_validate",
+    "elpd_loo",
+    "loo_pointwise",
+]
 
 _WHERE = "bayesnb.model_selection"
 _METHODS = ("predict", "predict_proba", "predict_log_proba", "predict_joint_log_proba")
@@ -379,12 +386,40 @@ def elpd_loo(estimator, X, y, *, sample_weight=None) -> ELPD:
 
     folds = _Folds(estimator, X, y, sample_weight)
     _warn_single_documents(folds.full, folds.codes)
-    joint = loo_joint(folds.full, folds.Xv, folds.codes, folds.w)
-    tau = folds.full._temperature()
-    scored = joint
-    if tau != 1.0 or not np.all(np.isfinite(joint.max(axis=1))):
-        prior = loo_class_log_prior(folds.full, folds.codes, folds.w)
-        scored = prior_fallback(tempered(joint, prior, tau), prior, _LOO_FALLBACK)
-    point = label_log_likelihood(scored, folds.codes)
+    point, joint = loo_pointwise(folds.full, folds.Xv, folds.codes, folds.w)
     dead = not np.all(np.isfinite(joint.max(axis=1)))
     return ELPD.from_pointwise(point, _in_sample(folds), joint, warning=dead)
+
+
+def loo_pointwise(est, X, codes: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """log p(y_i | x_i, D without i) of documents counted in fitted ``est``'s statistics.
+
+    Each document's statistics are subtracted from those of ``est``, whatever else they hold
+    (:class:`~bayesnb.SemiSupervisedNB`'s soft counts of unlabelled documents stay in), and
+    it is scored as :func:`elpd_loo` scores it: at ``est``'s temperature, a document
+    impossible under every class by its class prior.
+
+    Parameters
+    ----------
+    est : fitted bayesnb estimator
+    X : validated rows (``est._check_input``'s output) of documents counted in ``est``
+    codes : ndarray of shape (n,)
+        Their label codes.
+    weights : ndarray of shape (n,)
+        Their weights in the fit.
+
+    Returns
+    -------
+    pointwise : ndarray of shape (n,)
+        log p(y_i | x_i, D without i).
+    joint : ndarray of shape (n, n_classes)
+        log p(x_i, c | D without i), untempered.
+    """
+    weights = np.asarray(weights, dtype=np.float64)
+    joint = loo_joint(est, X, codes, weights)
+    tau = est._temperature()
+    scored = joint
+    if tau != 1.0 or not np.all(np.isfinite(joint.max(axis=1))):
+        prior = loo_class_log_prior(est, codes, weights)
+        scored = prior_fallback(tempered(joint, prior, tau), prior, _LOO_FALLBACK)
+    return label_log_likelihood(scored, codes), joint

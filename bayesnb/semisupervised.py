@@ -18,7 +18,9 @@ density at the point (``Family.feature_log_prior_density`` plus the Dirichlet cl
 
 ``inference="vb"`` integrates θ out instead (mean-field variational Bayes,
 :mod:`bayesnb.variational`): the fitted estimator then holds the variational posterior q(θ)
-and ``elbo_`` the evidence lower bound.
+and ``elbo_`` the evidence lower bound. ``unlabelled_weight="loo"`` chooses λ (and α) by
+exact leave-one-out of the labelled documents, the unlabelled ones held at the fit's
+responsibilities (:mod:`bayesnb.semisupervised_loo`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from __future__ import annotations
 import copy
 import numbers
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -251,6 +254,15 @@ class _VB(_Run):
         return self.value
 
 
+class _Fit(NamedTuple):
+    """A run at one λ: its state, the objective's history, whether it converged."""
+
+    state: _EM | _VB
+    weight: float
+    history: list
+    converged: bool
+
+
 class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """A conjugate bayesnb estimator fitted by EM (or variational Bayes) on labelled and
     unlabelled documents.
@@ -275,11 +287,17 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         Any conjugate bayesnb estimator with ``estimate="map"`` or ``"mle"`` (ColumnwiseNB:
         every block's; any estimate under ``"vb"``), a fixed ``alpha`` and ``class_alpha``
         and a numeric ``temperature`` (the E-step uses temperature 1 whatever it is; scoring
-        keeps it). ``"vb"`` needs a family with ``Family.expected_log_likelihood``
-        (every family but the DCM; complete rows for the multinomial and GDA) and a proper
-        class prior (``class_alpha`` > 0).
-    unlabelled_weight : float, default 1.0
+        keeps it); ``alpha="loo"`` with ``unlabelled_weight="loo"``. ``"vb"`` needs a family
+        with ``Family.expected_log_likelihood`` (every family but the DCM; complete rows for
+        the multinomial and GDA) and a proper class prior (``class_alpha`` > 0).
+    unlabelled_weight : float or "loo", default 1.0
         λ ≥ 0, the weight of every unlabelled document relative to a labelled one.
+        ``"loo"``: the λ of :data:`bayesnb.semisupervised_loo.WEIGHT_GRID` (0 to 1) whose fit
+        predicts the labelled documents best by exact leave-one-out given the unlabelled
+        documents' responsibilities (not a re-run of EM without the document, so optimistic
+        at large λ: :mod:`bayesnb.semisupervised_loo` measures it), and with ``alpha="loo"`` the
+        α maximising that score at each λ (one EM run per α tried); needs 2 labelled
+        documents of every class.
     max_iter : int, default 100
         The most EM iterations (E-step + M-step).
     tol : float, default 1e-8
@@ -295,6 +313,13 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         (``predict_proba``, ``point_estimate``, ``sample_posterior``, ``save``, ...).
     classes_ : ndarray
         The labels of the labelled documents.
+    unlabelled_weight_ : float
+        λ in use: ``unlabelled_weight``, or the one chosen by ``"loo"``.
+    loo_curve_ : dict of ndarray
+        Only with ``unlabelled_weight="loo"``: for every λ tried (``"unlabelled_weight"``),
+        ``"elpd_loo"`` (Σ_i log p(y_i | x_i, D without i) over the labelled documents), the
+        ``"alpha"`` of that fit (NaN for an estimator without one), ``"n_iter"`` and
+        ``"converged"``.
     n_iter_ : int
         Iterations run (0: the supervised fit).
     log_posterior_ : ndarray
@@ -317,15 +342,18 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.inference = inference
 
     # -- checks ------------------------------------------------------------------------------
-    def _check_params(self) -> float:
+    def _check_params(self) -> float | str:
         lam = self.unlabelled_weight
-        if (
+        choose = isinstance(lam, str) and lam == "loo"
+        if not choose and (
             isinstance(lam, bool)
             or not isinstance(lam, numbers.Real)
             or not np.isfinite(lam)
             or lam < 0
         ):
-            raise ValueError(f"unlabelled_weight must be a finite number >= 0, got {lam!r}")
+            raise ValueError(
+                f"unlabelled_weight must be a finite number >= 0 or 'loo', got {lam!r}"
+            )
         check_int(self.max_iter, "max_iter")
         tol = self.tol
         if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not tol >= 0:
@@ -345,17 +373,20 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                     f"SemiSupervisedNB runs EM to the MAP or the MLE: {key}={value!r} is "
                     "refused (use 'map' or 'mle')"
                 )
+            if choose and key == "alpha" and value == "loo":
+                continue  # chosen with λ, each candidate α fixed during its EM run
             if leaf in ("alpha", "class_alpha") and isinstance(value, str):
                 raise ValueError(
                     f"SemiSupervisedNB needs a fixed prior: {key}={value!r} learns it from the "
-                    "labelled documents, which EM would change at every step; give a number"
+                    "labelled documents, which EM would change at every step; give a number "
+                    "(alpha='loo' is learned with unlabelled_weight='loo')"
                 )
             if leaf == "temperature" and isinstance(value, str):
                 raise ValueError(
                     f"SemiSupervisedNB does not learn a temperature: {key}={value!r} is "
                     "refused (give a number; the E-step uses temperature 1)"
                 )
-        return float(lam)
+        return "loo" if choose else float(lam)
 
     def _split(self, X, y, sample_weight):
         if is_dask(X) or is_dask(y):
@@ -412,13 +443,19 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        state = self._start(X, y, sample_weight)
-        history, converged = [state.value], state.supervised
-        for _ in range(0 if state.supervised else self.max_iter):
-            history.append(state.step())
-            if history[-1] - history[-2] <= self.tol * abs(history[-1]):
-                converged = True
-                break
+        lam = self._check_params()
+        parts = self._split(X, y, sample_weight)
+        vars(self).pop("loo_curve_", None)
+        if lam == "loo":
+            from bayesnb.semisupervised_loo import choose_weight
+
+            run = lambda weight, alpha: self._run(parts, weight, alpha)  # noqa: E731
+            fit, self.loo_curve_ = choose_weight(run, parts[0][1], self.estimator)
+        else:
+            fit = self._run(parts, lam)
+        self.classes_ = fit.state.est.classes_
+        self.unlabelled_weight_ = fit.weight
+        state, history, converged = fit.state, fit.history, fit.converged
         em = self.inference == "em"
         if not converged:
             change = history[-1] - history[-2] if len(history) > 1 else np.nan
@@ -439,12 +476,26 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.converged_ = converged
         return self
 
+    def _run(self, parts, lam: float, alpha: float | None = None) -> _Fit:
+        """EM (or VB) at λ (and ``alpha``, if given) from the labelled-only fit."""
+        state = self._begin(parts, lam, alpha)
+        history, converged = [state.value], state.supervised
+        for _ in range(0 if state.supervised else self.max_iter):
+            history.append(state.step())
+            if history[-1] - history[-2] <= self.tol * abs(history[-1]):
+                converged = True
+                break
+        return _Fit(state, lam, history, converged)
+
     def _start(self, X, y, sample_weight) -> _EM | _VB:
-        """The labelled-only fit and the EM state that iterates from it (sets ``classes_``)."""
-        lam = self._check_params()
-        (Xl, yl, wl), (Xu, wu) = self._split(X, y, sample_weight)
-        est = clone(self.estimator).fit(Xl, yl, sample_weight=wl)
-        self.classes_ = est.classes_
+        """The labelled-only fit and the EM state that iterates from it (a numeric λ)."""
+        return self._begin(self._split(X, y, sample_weight), self._check_params())
+
+    def _begin(self, parts, lam: float, alpha: float | None = None) -> _EM | _VB:
+        """The labelled-only fit of the split ``parts`` and the state iterating from it."""
+        (Xl, yl, wl), (Xu, wu) = parts
+        base = self.estimator if alpha is None else clone(self.estimator).set_params(alpha=alpha)
+        est = clone(base).fit(Xl, yl, sample_weight=wl)
         run = _EM if self.inference == "em" else _VB
         if lam == 0 or _num_samples(Xu) == 0:
             return run(est, (Xl, yl, wl), None)
@@ -489,8 +540,10 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _partial_step(self, X, y, sample_weight) -> None:
-        """The incremental EM step of :meth:`partial_fit` on a fitted model."""
+        """The incremental EM step of :meth:`partial_fit` on a fitted model (at λ_)."""
         lam = self._check_params()
+        if lam == "loo":
+            lam = self.unlabelled_weight_
         est = self.estimator_
         y = column_or_1d(y, warn=True)
         unlabelled = unlabelled_mask(y)

@@ -17,6 +17,13 @@
    (``inference="vb"``, λ = 1 and 0.1, scored by the predictive of q(θ)); mean ± standard
    error over ``--seeds`` draws of the labelled documents, each gain paired with its own
    baseline on the same draw. Reported, no target.
+3. λ by leave-one-out (``unlabelled_weight="loo"``, the same estimator) in the same rounds:
+   its accuracy and log loss beside λ = 1 and the labelled-only fit, the λ chosen, and its
+   cost relative to one EM fit at λ = 1 (the median over the seeds of the paired ratio of
+   the two fits' times). Reported, no target.
+4. The gap of that score to the true leave-one-out: for ``--gap-docs`` labelled documents of
+   the first draw (seeded), log p(y_i | x_i) under EM re-run without document i against
+   the fixed-responsibility score ``labelled_loo`` sums, at λ = 1 and λ = 0.01. Reported.
 
 The load average is printed beside every figure. Run ``python benchmarks/bench_semisupervised.py``.
 """
@@ -25,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 import warnings
 
 import numpy as np
@@ -103,16 +111,16 @@ def _gain(args) -> None:
     runs = {  # name: (estimator, inference, λ, the baseline its gain is paired with)
         "EM λ = 1": ("map", "em", 1.0, "labelled only"),
         "EM λ = 0.1": ("map", "em", 0.1, "labelled only"),
+        "EM λ = loo": ("map", "em", "loo", "labelled only"),
         "VB λ = 1": ("bayes", "vb", 1.0, "labelled, bayes"),
         "VB λ = 0.1": ("bayes", "vb", 0.1, "labelled, bayes"),
     }
     rows = {"labelled only": [], "labelled, bayes": [], **{name: [] for name in runs}}
     iters = {name: [] for name in runs}
+    took = {name: [] for name in runs}
+    chosen = []
     for seed in range(args.seeds):
-        rng = np.random.default_rng(seed)
-        pick = np.concatenate([rng.choice(np.flatnonzero(y == c), 5, replace=False) for c in kept])
-        yy = np.full(len(y), "", dtype=object)
-        yy[pick] = y[pick]
+        pick, yy = _labelled_draw(y, kept, seed)
         for name, estimate in (("labelled only", "map"), ("labelled, bayes", "bayes")):
             sup = bnb.MultinomialNB(alpha=1.1, estimate=estimate).fit(X[pick], y[pick])
             rows[name].append(_scores(sup, X_test, y_test, kept))
@@ -121,9 +129,13 @@ def _gain(args) -> None:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 model = bnb.SemiSupervisedNB(est, unlabelled_weight=lam, inference=inference)
+                start = time.perf_counter()
                 model.fit(X, yy)
+                took[name].append(time.perf_counter() - start)
             rows[name].append(_scores(model, X_test, y_test, kept))
             iters[name].append(model.n_iter_)
+            if lam == "loo":
+                chosen.append(model.unlabelled_weight_)
     for name, values in rows.items():
         v = np.asarray(values)
         se = v.std(axis=0, ddof=1) / np.sqrt(len(v))
@@ -140,6 +152,52 @@ def _gain(args) -> None:
             )
         print(line)
     print(f"  ({args.seeds} seeds, mean ± SE; load {load_average()})")
+    ratio = np.median(np.asarray(took["EM λ = loo"]) / np.asarray(took["EM λ = 1"]))
+    print(
+        f"  λ = loo chose {', '.join(f'{v:g}' for v in chosen)}; its fit took "
+        f"{np.median(took['EM λ = loo']):.1f} s, {ratio:.2f}× one EM fit at λ = 1 "
+        f"({np.median(took['EM λ = 1']):.1f} s; medians over seeds; load {load_average()})"
+    )
+
+
+def _labelled_draw(y, kept, seed: int):
+    """5 labelled documents per class (seeded); the rest marked unlabelled ("")."""
+    rng = np.random.default_rng(seed)
+    pick = np.concatenate([rng.choice(np.flatnonzero(y == c), 5, replace=False) for c in kept])
+    yy = np.full(len(y), "", dtype=object)
+    yy[pick] = y[pick]
+    return pick, yy
+
+
+def _gap(args) -> None:
+    from bayesnb.semisupervised_loo import labelled_loo
+
+    data = fortunes(held_out=0.3, seed=0, min_docs=10)
+    if data is None or args.gap_docs <= 0:
+        return
+    X, y = data[0], data[1]
+    _, yy = _labelled_draw(y, np.unique(y), 0)
+    labelled = np.flatnonzero(yy != "")
+    docs = np.random.default_rng(5).choice(labelled.size, args.gap_docs, replace=False)
+    print(f"\n== λ = loo against re-running EM without the document ({load_average()}) ==")
+    est = bnb.MultinomialNB(alpha=1.1, estimate="map")
+    for lam in (1.0, 0.01):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fixed = labelled_loo(bnb.SemiSupervisedNB(est, unlabelled_weight=lam).fit(X, yy), X, yy)
+            gaps = []
+            for j in docs:
+                i = labelled[j]
+                keep = np.arange(len(yy)) != i
+                refit = bnb.SemiSupervisedNB(est, unlabelled_weight=lam).fit(X[keep], yy[keep])
+                own = list(refit.classes_).index(yy[i])
+                gaps.append(fixed[j] - refit.predict_log_proba(X[i : i + 1])[0, own])
+        g = np.asarray(gaps)
+        print(
+            f"  λ = {lam:g}: fixed − refit per document mean {g.mean():.3f}, median "
+            f"{np.median(g):.3f}, min {g.min():.3f}, max {g.max():.3f} nats "
+            f"({g.size} documents; load {load_average()})"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -149,12 +207,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=5, help="labelled draws on fortunes")
     parser.add_argument("--skip-speed", action="store_true")
     parser.add_argument("--skip-gain", action="store_true")
+    parser.add_argument(
+        "--gap-docs", type=int, default=10, help="labelled documents refitted (0: skip)"
+    )
     args = parser.parse_args(argv)
     checks = Checks()
     if not args.skip_speed:
         _speed(args, checks)
     if not args.skip_gain:
         _gain(args)
+    _gap(args)
     return checks.report()
 
 

@@ -12,6 +12,10 @@ documents' expected counts (responsibilities × λ); it records the EM fit in
 ``inference`` ("em"), ``n_unlabelled``, ``unlabelled_weight``, ``max_iter``, ``tol``,
 ``n_iter``, ``converged``, ``log_posterior`` (the observed-data log posterior at the end)
 and ``log_posterior_start`` (that of the labelled-only fit EM started from).
+``--unlabelled-weight loo`` chooses λ by exact leave-one-out of the labelled documents
+(:mod:`bayesnb.semisupervised_loo`): ``unlabelled_weight`` is then the λ chosen, and the
+record adds ``unlabelled_weight_rule`` ("loo") and the curve, ``loo_unlabelled_weight``,
+``loo_elpd`` and ``loo_alpha`` (lists, one entry per λ tried).
 """
 
 from __future__ import annotations
@@ -49,21 +53,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--unlabelled-weight",
         metavar="λ",
         help="the weight λ >= 0 of an unlabelled document relative to a labelled one (1; 0 "
-        "gives the labelled-only fit)",
+        "gives the labelled-only fit), or 'loo': the λ from 0 to 1 of the best exact "
+        "leave-one-out of the labelled documents",
     )
     group.add_argument("--max-iter", type=int, metavar="N", help="the most EM iterations (100)")
 
 
-def _weight(text: str | None) -> float | None:
-    """The value of ``--unlabelled-weight``: None (not given) or a finite number >= 0."""
-    if text is None:
-        return None
+def _weight(text: str | None) -> float | str | None:
+    """The value of ``--unlabelled-weight``: None (not given), ``"loo"`` or a finite number
+    >= 0."""
+    if text is None or text.strip() == "loo":
+        return None if text is None else "loo"
     try:
         value = float(text)
     except ValueError:
         value = np.nan
     if not (np.isfinite(value) and value >= 0):
-        raise DataError(f"--unlabelled-weight must be a finite number >= 0, got {text!r}")
+        raise DataError(f"--unlabelled-weight must be a finite number >= 0 or 'loo', got {text!r}")
     return value
 
 
@@ -189,7 +195,7 @@ def fit_em(est, data, args, files: list[Path], vectorizer):
     fitted.semisupervised_ = {
         "inference": "em",
         "n_unlabelled": int(Xu.shape[0]),
-        "unlabelled_weight": float(em.unlabelled_weight),
+        "unlabelled_weight": float(em.unlabelled_weight_),
         "max_iter": int(em.max_iter),
         "tol": float(em.tol),
         "n_iter": int(em.n_iter_),
@@ -197,6 +203,14 @@ def fit_em(est, data, args, files: list[Path], vectorizer):
         "log_posterior": float(em.log_posterior_[-1]),
         "log_posterior_start": float(em.log_posterior_[0]),
     }
+    curve = getattr(em, "loo_curve_", None)
+    if curve is not None:
+        fitted.semisupervised_ |= {
+            "unlabelled_weight_rule": "loo",
+            "loo_unlabelled_weight": [float(v) for v in curve["unlabelled_weight"]],
+            "loo_elpd": [float(v) for v in curve["elpd_loo"]],
+            "loo_alpha": [float(v) for v in curve["alpha"]],
+        }
     return fitted
 
 
@@ -207,9 +221,17 @@ def describe(record: dict) -> str:
         start = record.get("log_posterior_start")
         rise = "" if start is None else f" from {start:.6g}"
         ended = "converged" if record["converged"] else "not converged"
+        chosen = ""
+        if record.get("unlabelled_weight_rule") == "loo":
+            tried = record["loo_unlabelled_weight"]
+            best = record["loo_elpd"][tried.index(record["unlabelled_weight"])]
+            chosen = (
+                f" chosen by exact leave-one-out of the labelled documents among {len(tried)} "
+                f"values, elpd {best:.6g}"
+            )
         text = (
             f"{record['n_unlabelled']:,} unlabelled documents (unlabelled_weight "
-            f"λ={record['unlabelled_weight']:g}; {record['n_iter']} iterations of at most "
+            f"λ={record['unlabelled_weight']:g}{chosen}; {record['n_iter']} iterations of at most "
             f"{record['max_iter']}, {ended}; log posterior {record['log_posterior']:.6g}{rise})"
         )
     except (KeyError, TypeError, ValueError):
