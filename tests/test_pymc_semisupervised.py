@@ -172,6 +172,14 @@ def test_without_unlabelled_documents_the_declaration_is_the_estimators(weight):
     assert spec.model().potentials == []
 
 
+def test_a_family_without_the_unlabelled_term_says_so():
+    """The DCM (EM only, no VB) has no per-document term for the declaration."""
+    X, y, _ = _data("multinomial")
+    semi = bnb.SemiSupervisedNB(bnb.DirichletCompoundNB(estimate="map"), max_iter=2, tol=1e9)
+    with pytest.raises(TypeError, match=r"DirichletCompoundNB .*unlabelled documents"):
+        model_spec(semi.fit(X, y), X, y)
+
+
 def test_alpha_prior_with_unlabelled_documents_is_refused():
     semi, X, y, _ = _semi("multinomial")
     with pytest.raises(ValueError, match="alpha_prior is not supported with unlabelled"):
@@ -182,7 +190,7 @@ def test_alpha_prior_with_unlabelled_documents_is_refused():
 def _nuts(kind: str):
     X, y, _ = _data(kind)
     semi = bnb.SemiSupervisedNB(_estimator(kind), inference="vb").fit(X, y)
-    dt, warned = fit_recording_warnings(semi, X, y)
+    dt, warned = fit_recording_warnings(semi, X, y, log_likelihood=True)
     return semi, dt, warned
 
 
@@ -266,6 +274,20 @@ def test_nuts_on_the_marginalised_model_is_the_exact_posterior(nuts_fits):
     for var, exact in (("feature_prob", phi), ("class_prior", pi)):
         mean = post[var].mean(("chain", "draw")).values
         assert np.all(np.abs(mean - exact) <= 4 * mcse(dt, var))
+
+
+def test_log_likelihood_scores_the_labelled_documents(nuts_fits):
+    """``log_likelihood/y``: log p(y_i | x_i, θ) of the labelled documents only, at every draw
+    (here one draw, against numpy's softmax of log π_c + Σ_j x_ij log θ_cj)."""
+    _, dt, _ = nuts_fits["multinomial"]
+    X, y, _ = _data("multinomial")
+    ll = dt["log_likelihood"]["y"]
+    assert ll.sizes["doc"] == N_LAB
+    post = dt["posterior"]
+    pi, theta = (post[v].values[1, 7] for v in ("class_prior", "feature_prob"))
+    joint = np.log(pi) + X[:N_LAB] @ np.log(theta).T
+    expected = (joint - logsumexp(joint, axis=1, keepdims=True))[np.arange(N_LAB), y[:N_LAB]]
+    np.testing.assert_allclose(ll.values[1, 7], expected, rtol=1e-10)
 
 
 def test_fit_pymc_takes_the_semisupervised_estimator_unfitted():
