@@ -34,6 +34,7 @@ import xarray as xr
 from bayesnb.datatree import to_datatree
 from bayesnb.families import family_of
 from bayesnb.pymc_models import ModelSpec, check_likelihood, model_spec
+from bayesnb.pymc_models.unlabelled import layout_estimator, unlabelled_attrs
 from bayesnb.validation import check_int
 
 __all__ = ["SamplingWarning", "clear_cache", "fit_pymc"]
@@ -160,9 +161,16 @@ def fit_pymc(
 
     Parameters
     ----------
-    est : BernoulliNB, MultinomialNB, CategoricalNB, PoissonNB or GDA
+    est : BernoulliNB, MultinomialNB, CategoricalNB, PoissonNB, GDA, ... or SemiSupervisedNB
         Fitted on ``(X, y)`` first when unfitted (see :func:`bayesnb.pymc_models.declare`).
-    X, y : documents and labels
+        A :class:`~bayesnb.SemiSupervisedNB` samples the posterior of its labelled and
+        unlabelled documents, each unlabelled label summed out and its document weighted by
+        ``unlabelled_weight`` λ (:mod:`bayesnb.pymc_models.unlabelled`): the yardstick of its
+        EM and variational fits. The layout is its estimator's (``feature_prob``,
+        ``class_prior``, ...), the posterior attrs gain ``n_unlabelled`` and
+        ``unlabelled_weight``, and ``log_likelihood`` scores the labelled documents.
+    X, y : documents and labels (a SemiSupervisedNB's unlabelled rows marked ``-1``, ``""``
+        or None: :func:`bayesnb.semisupervised.unlabelled_mask`)
     draws, tune, chains : int
         Draws kept per chain (>= 1), tuning steps per chain (>= 0) and chains (>= 1).
     random_seed : int, numpy Generator or None
@@ -186,7 +194,7 @@ def fit_pymc(
         dims ``class``). The hyperprior's values are data of the compiled model: a new value
         does not recompile. Naive Bayes models only.
     sample_weight : array-like, optional
-        Integer repeat counts only.
+        Integer repeat counts only (a SemiSupervisedNB's unlabelled rows: any weights >= 0).
     nuts_sampler : {None, "nutpie", "pymc"}
         None: nutpie when it imports, else PyMC's NUTS.
     cores : int, optional
@@ -230,6 +238,7 @@ def fit_pymc(
     sampler = _choose_sampler(nuts_sampler)
     cores = min(chains, os.cpu_count() or 1) if cores is None else check_int(cores, "cores")
     spec = model_spec(est, X, y, likelihood, alpha_prior=alpha_prior, sample_weight=sample_weight)
+    est = layout_estimator(est)
     if auxiliary:
         spec = spec.with_auxiliary()
     _check_trace_bytes(spec, draws, chains, log_likelihood, max_bytes)
@@ -239,6 +248,7 @@ def fit_pymc(
     )
     dt = _to_layout(est, spec, trace, sampler, log_likelihood, _completion_rng(random_seed))
     dt["posterior"].attrs.update(likelihood=likelihood, sampling_time=seconds, tuning_steps=tune)
+    dt["posterior"].attrs.update(unlabelled_attrs(spec))
     if spec.alpha_prior is not None:
         dt["posterior"].attrs["alpha_prior"] = (
             f"Gamma({spec.alpha_prior['alpha']}, {spec.alpha_prior['beta']})"

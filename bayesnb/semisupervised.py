@@ -279,7 +279,8 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     ``inference="vb"`` runs mean-field variational Bayes instead (:mod:`bayesnb.variational`):
     q(z) of each unlabelled document from the digamma expectations under q(θ), and q(θ) the
     conjugate posterior of the labelled plus the soft statistics, so ``estimator_`` is an
-    ordinary fitted estimator whose posterior is q(θ) (any ``estimate`` scores it).
+    ordinary fitted estimator whose posterior is q(θ) (any ``estimate`` scores it). NUTS
+    samples the exact posterior of the same model: ``bayesnb.inference.fit_pymc(self, X, y)``.
 
     Parameters
     ----------

@@ -298,6 +298,12 @@ class Family:
         """The numpy side of the PyMC model of ``est`` on ``(X, y)``: a ``ModelSpec``."""
         raise self.unsupported("a PyMC declaration")
 
+    def pymc_unlabelled(self, est, X) -> tuple:
+        """The ``pm.Data`` values (name -> array) of unlabelled documents ``X`` and a function
+        ``jll(get)`` giving log p(x_i | θ_c), a tensor (n_samples, n_classes), from the declared
+        model's variables (``get(name)``; :mod:`bayesnb.pymc_models.unlabelled`)."""
+        raise self.unsupported("a PyMC declaration of unlabelled documents")
+
     def pymc_parts(self, est, spec) -> list:
         """The sub-models ``(name, estimator, ModelSpec)`` of a composite's ``spec`` (none)."""
         return []

@@ -92,6 +92,7 @@ from bayesnb.pymc_models.spec import (
     check_alpha_prior,
     check_likelihood,
 )
+from bayesnb.pymc_models.unlabelled import is_semisupervised, semisupervised_spec
 
 __all__ = [
     "DEFAULT_ALPHA_PRIOR",
@@ -123,10 +124,14 @@ def declare(
         ``est.posterior_.prior``) and the encoding (``binarize``, ``unk``, categories). An unfitted
         estimator is first fitted on ``(X, y)``; a fitted one validates ``(X, y)`` against its
         features and classes (the model is declared on ``(X, y)``, not on the estimator's
-        stored statistics).
+        stored statistics). A :class:`~bayesnb.SemiSupervisedNB` (fitted on ``(X, y)`` first
+        when unfitted) declares its fitted estimator's model on the labelled rows plus the
+        Potential ``unlabelled_loglik``, the unlabelled rows' labels marginalised
+        (:mod:`bayesnb.pymc_models.unlabelled`); not with ``alpha_prior``.
     X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
-        Labels, all among ``est.classes_``.
+        Labels, all among ``est.classes_`` (a SemiSupervisedNB's unlabelled rows marked as
+        :func:`bayesnb.semisupervised.unlabelled_mask` says).
     likelihood : {"sufficient", "data"}, default "sufficient"
         ``"data"`` is the literal per-document model, ``"sufficient"`` the same posterior on
         sufficient statistics (see the module docstring for the exact forms).
@@ -187,10 +192,14 @@ def model_spec(
 ) -> ModelSpec:
     """The numpy side of :func:`declare`: statistics, priors, coords and the builder.
 
-    The estimator's family declares its model (``Family.pymc_spec``).
+    The estimator's family declares its model (``Family.pymc_spec``); a
+    :class:`~bayesnb.SemiSupervisedNB` adds its unlabelled documents
+    (:mod:`bayesnb.pymc_models.unlabelled`).
     """
     likelihood = check_likelihood(likelihood)
     prior = check_alpha_prior(alpha_prior)
+    if is_semisupervised(est):
+        return semisupervised_spec(est, X, y, likelihood, prior, sample_weight)
     if not has_family(est):
         raise TypeError(f"no PyMC declaration for {type(est).__name__}")
     family = family_of(est, "bayesnb.pymc_models")

@@ -24,6 +24,8 @@ from bayesnb.validation import check_alpha, check_class_prior, check_sample_weig
 __all__ = [
     "CLASS_HYPERPARAMETER_DIMS",
     "as_counts",
+    "cell_data",
+    "cell_dot",
     "check_class_prior_declarable",
     "class_part",
     "declare_alpha",
@@ -37,6 +39,7 @@ __all__ = [
     "fixed_feature_alpha",
     "make_spec",
     "prepare",
+    "unlabelled_documents",
 ]
 
 #: The class prior's hyperparameters (one of them is in a model), both over ``class``.
@@ -118,6 +121,38 @@ def prepare(est, X, y, sample_weight) -> tuple[Any, np.ndarray]:
     """The checks every single model makes first: its class prior, then its documents."""
     check_class_prior_declarable(est)
     return documents(est, X, y, sample_weight)
+
+
+def unlabelled_documents(est, X):
+    """Unlabelled documents validated through fitted ``est`` (complete rows, the likelihood's
+    view: BernoulliNB binarises)."""
+    X = est._check_input(X, reset=False)
+    _refuse_missing(est, X)
+    return est._encode(X)
+
+
+def cell_data(X, name: str) -> dict[str, np.ndarray]:
+    """The nonzero cells of documents ``X`` (dense or sparse): ``pm.Data`` values
+    ``{name}_row``, ``{name}_col`` and ``{name}_value``, read by :func:`cell_dot`."""
+    C = sp.coo_matrix(X)
+    keep = C.data != 0
+    return {
+        f"{name}_row": C.row[keep].astype(np.int64),
+        f"{name}_col": C.col[keep].astype(np.int64),
+        f"{name}_value": C.data[keep].astype(np.float64),
+    }
+
+
+def cell_dot(get, name: str, table, n_docs):
+    """``Σ_j x_ij table[c, j]`` of every document i and class c, shape (n_docs, classes), from
+    the cells of :func:`cell_data` (``get`` reads the model's ``pm.Data``): one gather of the
+    (class, feature) table per nonzero cell, as the sparse likelihood of
+    :func:`bayesnb.pymc_models.simplex.sparse_multinomial`."""
+    import pytensor.tensor as pt
+
+    row, col, value = (get(f"{name}_{k}") for k in ("row", "col", "value"))
+    terms = value[:, None] * table.T[col]
+    return pt.inc_subtensor(pt.zeros((n_docs, table.shape[0]))[row], terms)
 
 
 def _refuse_missing(est, X) -> None:

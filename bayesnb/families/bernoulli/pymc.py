@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from bayesnb.pymc_models.declaration import (
+    cell_data,
+    cell_dot,
     declare_class_prior,
     declare_feature_alpha,
     declare_feature_data,
@@ -17,6 +19,7 @@ from bayesnb.pymc_models.declaration import (
     fixed_feature_alpha,
     make_spec,
     prepare,
+    unlabelled_documents,
 )
 from bayesnb.pymc_models.spec import ModelSpec
 from bayesnb.validation import check_alpha
@@ -61,6 +64,23 @@ class BernoulliPyMC:
             dims={"feature_prob": ["class", "feature"]},
             hyperparameter_dims={"feature_alpha": ["feature"], "feature_beta": ["feature"]},
         )
+
+    def pymc_unlabelled(self, est, X) -> tuple:
+        """See :meth:`bayesnb.families.Family.pymc_unlabelled`: ``Σ_j log(1 − φ_cj) +
+        Σ_{j: x_ij = 1} [log φ_cj − log(1 − φ_cj)]`` (the binarised documents' cells)."""
+        X = unlabelled_documents(est, X)
+        data = cell_data(X, "unlabelled")
+        data["unlabelled_ones"] = np.ones(X.shape[0])
+
+        def jll(get):
+            import pytensor.tensor as pt
+
+            phi, ones = get("feature_prob"), get("unlabelled_ones")
+            log1m = pt.log1p(-phi)
+            on = cell_dot(get, "unlabelled", pt.log(phi) - log1m, ones.shape[0])
+            return on + ones[:, None] * log1m.sum(axis=1)
+
+        return data, jll
 
 
 def _build_bernoulli(spec: ModelSpec):

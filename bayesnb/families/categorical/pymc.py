@@ -24,12 +24,14 @@ import numpy as np
 from bayesnb.pymc_models import simplex
 from bayesnb.pymc_models.declaration import (
     as_counts,
+    cell_dot,
     declare_alpha,
     declare_class_prior,
     dense_int,
     fixed_feature_alpha,
     make_spec,
     prepare,
+    unlabelled_documents,
 )
 from bayesnb.pymc_models.spec import ModelSpec
 from bayesnb.stats.discrete import category_offsets, count_categories
@@ -98,6 +100,39 @@ class CategoricalPyMC:
                 for kk in groups
             },
         )
+
+    def pymc_unlabelled(self, est, X) -> tuple:
+        """See :meth:`bayesnb.families.Family.pymc_unlabelled`: ``Σ_j log θ_{c j s_ij}`` with
+        ``s_ij = min(x_ij, k_j)`` (the pooled slot for unseen values), one gather per cell of
+        each group's flattened (feature, slot) table."""
+        Xd = dense_int(unlabelled_documents(est, X), "categories")
+        k = np.asarray(est.n_categories_, dtype=np.intp)
+        groups = {int(kk): np.flatnonzero(k == kk) for kk in np.unique(k)}
+        single = len(groups) == 1
+        slots = np.minimum(Xd, k[None, :])
+        data = {"unlabelled_ones": np.ones(Xd.shape[0])}
+        for kk, cols in groups.items():
+            suffix = "" if single else f"_k{kk}"
+            cells = np.arange(cols.size) * (kk + 1) + slots[:, cols]  # flat (feature, slot)
+            data |= {
+                f"unlabelled{suffix}_row": np.repeat(np.arange(Xd.shape[0]), cols.size),
+                f"unlabelled{suffix}_col": cells.ravel().astype(np.int64),
+                f"unlabelled{suffix}_value": np.ones(cells.size),
+            }
+
+        def jll(get):
+            import pytensor.tensor as pt
+
+            n_docs = get("unlabelled_ones").shape[0]
+            total = 0.0
+            for kk in groups:
+                suffix = "" if single else f"_k{kk}"
+                log_theta = pt.log(get(f"feature_prob{suffix}"))
+                flat = log_theta.reshape((log_theta.shape[0], -1))
+                total = total + cell_dot(get, f"unlabelled{suffix}", flat, n_docs)
+            return total
+
+        return data, jll
 
 
 def _build_categorical(spec: ModelSpec):

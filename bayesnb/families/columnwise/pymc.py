@@ -89,6 +89,20 @@ class ColumnwisePyMC:
         spec.data = {k: v for k, v in spec.data.items() if k in used}
         return spec
 
+    def pymc_unlabelled(self, est, X) -> tuple:
+        """See :meth:`bayesnb.families.Family.pymc_unlabelled`: the sum of the blocks' terms,
+        each reading its own ``"{block}::"`` variables and data."""
+        data, parts = {}, []
+        for (name, block, _), part in zip(est._blocks(), est._block_inputs(X), strict=True):
+            values, jll = family_of(block, "bayesnb.pymc_models").pymc_unlabelled(block, part)
+            data |= {_prefixed(k, name): v for k, v in values.items()}
+            parts.append((name, jll))
+
+        def jll(get):
+            return sum(f(lambda var, name=name: get(_prefixed(var, name))) for name, f in parts)
+
+        return data, jll
+
     def pymc_parts(self, est, spec: ModelSpec) -> list:
         """The blocks ``(name, block, block spec)``, each laid out as the child group ``name``."""
         return spec.extra.get("blocks", [])

@@ -29,7 +29,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayesnb.pymc_models.declaration import declare_class_prior, make_spec, prepare
+from bayesnb.pymc_models.declaration import (
+    declare_class_prior,
+    make_spec,
+    prepare,
+    unlabelled_documents,
+)
 from bayesnb.pymc_models.spec import ModelSpec
 from bayesnb.stats.gaussian import gaussian_stats
 
@@ -101,6 +106,34 @@ class GDAPyMC:
             extra={"covariance": covariance},
             auxiliary=_auxiliary(covariance, X.shape[1]),
         )
+
+    def pymc_unlabelled(self, est, X) -> tuple:
+        """See :meth:`bayesnb.families.Family.pymc_unlabelled`: log N(x_i | μ_c, Σ_c) on the
+        layout variables ``mean`` and ``cov`` (diagonal: ``variance``), as the data form."""
+        X = np.asarray(unlabelled_documents(est, X), dtype=np.float64)
+        covariance = est.posterior_.covariance_type
+
+        def jll(get):
+            import pytensor.tensor as pt
+
+            x, mean = get("unlabelled_X")[:, None, :], get("mean")
+            if covariance == "diagonal":
+                var = get("variance")
+                return -0.5 * pt.sum(_LOG_2PI + pt.log(var) + (x - mean) ** 2 / var, axis=-1)
+            P, log_det = _precision_factor(get("cov"), X.shape[1])
+            return _precision_normal_logp(x, mean, 1.0, P, log_det)
+
+        return {"unlabelled_X": X}, jll
+
+
+def _precision_factor(cov, d: int) -> tuple:
+    """The lower Cholesky factor ``P`` of ``Λ = Σ⁻¹`` (one d × d factorisation per class) and
+    ``log|Λ|``, taken without ``pt.diagonal`` (whose batched gradient has no numba
+    implementation)."""
+    import pytensor.tensor as pt
+
+    P = pt.linalg.cholesky(pt.linalg.inv(cov))
+    return P, 2.0 * pt.sum(pt.log(pt.sum(P * pt.eye(d), axis=-1)), axis=-1)
 
 
 def _auxiliary(covariance: str, n_features: int) -> dict[str, list[str] | None]:
@@ -243,9 +276,7 @@ def _declare_full_gda(spec: ModelSpec, prior: dict, obs: dict) -> None:
         # drives posterior predictive draws with freeze_vars=["mean", "cov"]. The precision
         # factor is recomputed from Σ, a d × d factorisation per class.
         y = obs["y"]
-        P_x = pt.linalg.cholesky(pt.linalg.inv(cov))
-        # log|Λ| without pt.diagonal, whose batched gradient has no numba implementation
-        log_det_x = 2.0 * pt.sum(pt.log(pt.sum(P_x * pt.eye(d), axis=-1)), axis=-1)
+        P_x, log_det_x = _precision_factor(cov, d)
         _precision_normal(
             "X",
             mean[y],

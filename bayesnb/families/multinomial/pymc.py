@@ -20,6 +20,8 @@ from bayesnb.datatree import layout_coords
 from bayesnb.families.multinomial.estimator import UnkColumns
 from bayesnb.pymc_models import simplex
 from bayesnb.pymc_models.declaration import (
+    as_counts,
+    cell_dot,
     declare_alpha,
     declare_class_prior,
     declare_feature_alpha,
@@ -29,6 +31,7 @@ from bayesnb.pymc_models.declaration import (
     fixed_feature_alpha,
     make_spec,
     prepare,
+    unlabelled_documents,
 )
 from bayesnb.pymc_models.simplex import multinomial_log_coef, sparse_cells
 from bayesnb.pymc_models.spec import Completion, ModelSpec
@@ -60,13 +63,7 @@ class MultinomialPyMC:
             names = np.asarray(layout_coords(est)["feature"], dtype=str)
             coords["category"] = [*names[~pooled].tolist(), UNK]
             extra["category"] = unk.category
-            unk_col = np.asarray(X[:, pooled].sum(axis=1)).reshape(-1, 1)
-            kept = X[:, ~pooled]
-            X = (
-                sp.hstack([kept, sp.csr_matrix(unk_col)]).tocsr()
-                if sp.issparse(X)
-                else np.hstack([kept, unk_col])
-            )
+            X = _pool_unk(X, pooled)
             alpha = np.append(alpha[~pooled], float(fitted_alpha(est)))
             obs_dim = "category"
         data = {"feature_alpha": alpha.copy()} if prior is None else {}
@@ -115,6 +112,45 @@ class MultinomialPyMC:
             auxiliary=auxiliary,
             completion=completion,
         )
+
+    def pymc_unlabelled(self, est, X) -> tuple:
+        """See :meth:`bayesnb.families.Family.pymc_unlabelled`: ``ln n_i! − Σ_j ln x_ij! +
+        Σ_j x_ij log θ_cj`` over the nonzero cells (the pooled UNK column with unk=True)."""
+        X = unlabelled_documents(est, X)
+        pooled = UnkColumns(est).pooled
+        if pooled is not None:
+            X = _pool_unk(X, pooled)
+        # the cells of one class (codes 0): X_cell is the column
+        cells = sparse_cells(X, np.zeros(X.shape[0], dtype=np.int64))
+        as_counts(cells["X_value"], "token counts")
+        data = {
+            f"unlabelled_{k}": cells[f"X_{v}"]
+            for k, v in (
+                ("row", "row"),
+                ("col", "cell"),
+                ("value", "value"),
+                ("log_coef", "log_coef"),
+            )
+        }
+        name = "feature_prob" if pooled is None else "category_prob"
+
+        def jll(get):
+            import pytensor.tensor as pt
+
+            coef = get("unlabelled_log_coef")
+            log_theta = pt.log(get(name))
+            return coef[:, None] + cell_dot(get, "unlabelled", log_theta, coef.shape[0])
+
+        return data, jll
+
+
+def _pool_unk(X, pooled: np.ndarray):
+    """The seen columns of X and one UNK column, the sum of the ``pooled`` ones."""
+    unk_col = np.asarray(X[:, pooled].sum(axis=1)).reshape(-1, 1)
+    kept = X[:, ~pooled]
+    if sp.issparse(X):
+        return sp.hstack([kept, sp.csr_matrix(unk_col)]).tocsr()
+    return np.hstack([kept, unk_col])
 
 
 def _completion(unk: bool, category, seen: np.ndarray) -> Completion:

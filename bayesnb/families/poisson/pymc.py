@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.special import gammaln
 
 from bayesnb.families.poisson.estimator import check_gamma_parameter
 from bayesnb.pymc_models.declaration import (
+    as_counts,
+    cell_data,
+    cell_dot,
     declare_class_prior,
     declare_feature_alpha,
     declare_feature_data,
@@ -21,6 +25,7 @@ from bayesnb.pymc_models.declaration import (
     fitted_alpha,
     make_spec,
     prepare,
+    unlabelled_documents,
 )
 from bayesnb.pymc_models.spec import ModelSpec
 
@@ -61,6 +66,25 @@ class PoissonPyMC:
             dims={"feature_rate": ["class", "feature"]},
             hyperparameter_dims={"feature_alpha": ["feature"], "feature_beta": ["feature"]},
         )
+
+    def pymc_unlabelled(self, est, X) -> tuple:
+        """See :meth:`bayesnb.families.Family.pymc_unlabelled`: ``Σ_j [x_ij log λ_cj − λ_cj −
+        ln x_ij!]`` (integer counts, over the nonzero cells)."""
+        X = unlabelled_documents(est, X)
+        data = cell_data(X, "unlabelled")
+        values = as_counts(data["unlabelled_value"], "counts")
+        data["unlabelled_log_coef"] = -np.bincount(
+            data["unlabelled_row"], gammaln(values + 1.0), X.shape[0]
+        )
+
+        def jll(get):
+            import pytensor.tensor as pt
+
+            coef, lam = get("unlabelled_log_coef"), get("feature_rate")
+            counts = cell_dot(get, "unlabelled", pt.log(lam), coef.shape[0])
+            return counts + coef[:, None] - lam.sum(axis=1)
+
+        return data, jll
 
 
 def _stored(X) -> np.ndarray:
