@@ -236,7 +236,7 @@ def labelled_curve(
     inferences=INFERENCES,
     random_state=None,
     *,
-    unlabelled_weight: float = 1.0,
+    unlabelled_weight: float | str = 1.0,
     max_iter: int = 100,
     tol: float = 1e-8,
     max_unlabelled: int | None = None,
@@ -269,7 +269,9 @@ def labelled_curve(
     random_state : int, RandomState or None
         Seed of the orders (scikit-learn's ``check_random_state``; one permutation per seed).
     unlabelled_weight, max_iter, tol
-        SemiSupervisedNB's λ and stopping rule.
+        SemiSupervisedNB's λ (a number, or ``"cv"`` / ``"loo"`` to choose it in every fit
+        by cross-validation of the labelled documents: every size then ≥ 2) and stopping
+        rule.
     max_unlabelled : int, optional
         At most this many pool rows per fit (the first in the seed's order); None: all.
 
@@ -281,7 +283,8 @@ def labelled_curve(
         size, seed) of each fit (0 and True for ``"supervised"``); ``accuracy_mean``,
         ``accuracy_se``, ``log_loss_mean``, ``log_loss_se`` (inference, size): mean and
         standard error sd / √n_seeds (ddof = 1; NaN for one seed) over seeds;
-        ``n_unlabelled`` (size): pool rows per fit; ``order`` (seed, row): the training-row
+        ``n_unlabelled`` (size): pool rows per fit; ``weight`` (inference, size, seed): the
+        λ of each fit (NaN for ``"supervised"``); ``order`` (seed, row): the training-row
         orders. Attributes record ``n_train``, ``n_test``, ``n_seeds``,
         ``unlabelled_weight``, ``max_iter``, ``tol``, ``max_unlabelled`` (-1: none) and
         ``estimator`` (its repr).
@@ -310,11 +313,18 @@ def labelled_curve(
     if absent.size:
         raise ValueError(f"y_test holds labels absent from y: {absent.tolist()}")
     sizes = _label_sizes(sizes, y, classes)
+    rule = isinstance(unlabelled_weight, str)
+    if rule and sizes.min() < 2 and any(n != "supervised" for n in names):
+        raise ValueError(
+            f"unlabelled_weight={unlabelled_weight!r} chooses λ by holding labelled documents "
+            f"out, which needs 2 of every class: size {sizes.min()} is too small"
+        )
     codes_test = np.searchsorted(classes, y_test)
     rng = check_random_state(random_state)
     shape = (len(names), sizes.size, n_seeds)
     acc, loss = np.full(shape, np.nan), np.full(shape, np.nan)
     n_iter, converged = np.zeros(shape, dtype=np.intp), np.ones(shape, dtype=bool)
+    weight = np.full(shape, np.nan)
     orders = np.empty((n_seeds, y.size), dtype=np.intp)
     n_unlabelled = np.zeros(sizes.size, dtype=np.intp)
     for r in range(n_seeds):
@@ -347,6 +357,7 @@ def labelled_curve(
                         warnings.simplefilter("ignore", ConvergenceWarning)  # counted below
                         model.fit(take(X, rows), _marked(y[rows], ~labelled[keep]))
                     n_iter[e, s, r], converged[e, s, r] = model.n_iter_, model.converged_
+                    weight[e, s, r] = model.unlabelled_weight_
                 acc[e, s, r], loss[e, s, r] = _scores(model, X_test, codes_test)
     if not converged.all():
         n_fits = sizes.size * n_seeds * sum(n != "supervised" for n in names)
@@ -364,6 +375,7 @@ def labelled_curve(
             "log_loss": (dims, loss),
             "n_iter": (dims, n_iter),
             "converged": (dims, converged),
+            "weight": (dims, weight),
             "n_unlabelled": (("size",), n_unlabelled),
             "order": (("seed", "row"), orders),
         },
@@ -381,7 +393,7 @@ def labelled_curve(
         n_train=int(y.size),
         n_test=int(y_test.size),
         n_seeds=int(n_seeds),
-        unlabelled_weight=float(unlabelled_weight),
+        unlabelled_weight=unlabelled_weight if rule else float(unlabelled_weight),
         max_iter=int(max_iter),
         tol=float(tol),
         max_unlabelled=-1 if max_unlabelled is None else int(max_unlabelled),

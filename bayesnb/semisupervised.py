@@ -18,9 +18,9 @@ density at the point (``Family.feature_log_prior_density`` plus the Dirichlet cl
 
 ``inference="vb"`` integrates θ out instead (mean-field variational Bayes,
 :mod:`bayesnb.variational`): the fitted estimator then holds the variational posterior q(θ)
-and ``elbo_`` the evidence lower bound. ``unlabelled_weight="loo"`` chooses λ (and α) by
-exact leave-one-out of the labelled documents, the unlabelled ones held at the fit's
-responsibilities (:mod:`bayesnb.semisupervised_loo`).
+and ``elbo_`` the evidence lower bound. ``unlabelled_weight="cv"`` chooses λ (and α) by
+cross-validation of the whole procedure over the labelled documents, the unlabelled pool in
+every fold (:mod:`bayesnb.semisupervised_loo`).
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from bayesnb.evidence import log_evidence
 from bayesnb.families import family_of
 from bayesnb.posterior.prior_density import dirichlet_log_density
 from bayesnb.scoring import normalize_log_proba
+from bayesnb.semisupervised_loo import RULES, check_weight, choose_weight
 from bayesnb.validation import check_fitted, check_int, check_sample_weight, encode_labels
 from bayesnb.variational import label_entropy, label_log_posterior
 
@@ -288,17 +289,22 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         Any conjugate bayesnb estimator with ``estimate="map"`` or ``"mle"`` (ColumnwiseNB:
         every block's; any estimate under ``"vb"``), a fixed ``alpha`` and ``class_alpha``
         and a numeric ``temperature`` (the E-step uses temperature 1 whatever it is; scoring
-        keeps it); ``alpha="loo"`` with ``unlabelled_weight="loo"``. ``"vb"`` needs a family
+        keeps it); ``alpha="loo"`` with ``unlabelled_weight="cv"``. ``"vb"`` needs a family
         with ``Family.expected_log_likelihood`` (every family but the DCM; complete rows for
         the multinomial and GDA) and a proper class prior (``class_alpha`` > 0).
-    unlabelled_weight : float or "loo", default 1.0
+    unlabelled_weight : float, "cv" or "loo", default 1.0
         λ ≥ 0, the weight of every unlabelled document relative to a labelled one.
-        ``"loo"``: the λ of :data:`bayesnb.semisupervised_loo.WEIGHT_GRID` (0 to 1) whose fit
-        predicts the labelled documents best by exact leave-one-out given the unlabelled
-        documents' responsibilities (not a re-run of EM without the document, so optimistic
-        at large λ: :mod:`bayesnb.semisupervised_loo` measures it), and with ``alpha="loo"`` the
-        α maximising that score at each λ (one EM run per α tried); needs 2 labelled
-        documents of every class.
+        ``"cv"``: the λ of :data:`bayesnb.semisupervised_loo.WEIGHT_GRID` (0 to 1) whose
+        procedure predicts the held-out labelled documents best when EM (or VB) is re-run
+        on each fold's other labelled documents plus the whole unlabelled pool
+        (:mod:`bayesnb.semisupervised_loo`), and with ``alpha="loo"`` the α maximising that
+        score at each λ; needs 2 labelled documents of every class. ``"loo"``: ``"cv"``
+        with ``cv="loo"``.
+    cv : None, int, "loo" or a scikit-learn splitter, default None
+        The folds of the labelled documents for ``unlabelled_weight="cv"``: None is
+        stratified K-fold with K = min(5, the smallest class's labelled count), an int K
+        ``StratifiedKFold(K)``, ``"loo"`` leave-one-out (K + 1 EM runs per λ: exact LOO of
+        the procedure up to EM's tolerance and fixed point). Unused for a numeric λ.
     max_iter : int, default 100
         The most EM iterations (E-step + M-step).
     tol : float, default 1e-8
@@ -315,12 +321,13 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     classes_ : ndarray
         The labels of the labelled documents.
     unlabelled_weight_ : float
-        λ in use: ``unlabelled_weight``, or the one chosen by ``"loo"``.
+        λ in use: ``unlabelled_weight``, or the one chosen by ``"cv"``.
     loo_curve_ : dict of ndarray
-        Only with ``unlabelled_weight="loo"``: for every λ tried (``"unlabelled_weight"``),
-        ``"elpd_loo"`` (Σ_i log p(y_i | x_i, D without i) over the labelled documents), the
-        ``"alpha"`` of that fit (NaN for an estimator without one), ``"n_iter"`` and
-        ``"converged"``.
+        Only with ``unlabelled_weight="cv"`` (or ``"loo"``): for every λ tried
+        (``"unlabelled_weight"``), ``"elpd_cv"`` (Σ_i log p(y_i | x_i) over the labelled
+        documents, each scored by the fit of the fold holding it out), the ``"alpha"`` of
+        the full fit (NaN for an estimator without one), its ``"n_iter"``, the folds' mean
+        ``"fold_n_iter"`` and ``"converged"``; ``"n_splits"``, the number of folds.
     n_iter_ : int
         Iterations run (0: the supervised fit).
     log_posterior_ : ndarray
@@ -335,26 +342,20 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         Whether the stopping rule was met within ``max_iter`` iterations.
     """
 
-    def __init__(self, estimator, unlabelled_weight=1.0, max_iter=100, tol=1e-8, inference="em"):
+    def __init__(
+        self, estimator, unlabelled_weight=1.0, max_iter=100, tol=1e-8, inference="em", cv=None
+    ):
         self.estimator = estimator
         self.unlabelled_weight = unlabelled_weight
         self.max_iter = max_iter
         self.tol = tol
         self.inference = inference
+        self.cv = cv
 
     # -- checks ------------------------------------------------------------------------------
     def _check_params(self) -> float | str:
-        lam = self.unlabelled_weight
-        choose = isinstance(lam, str) and lam == "loo"
-        if not choose and (
-            isinstance(lam, bool)
-            or not isinstance(lam, numbers.Real)
-            or not np.isfinite(lam)
-            or lam < 0
-        ):
-            raise ValueError(
-                f"unlabelled_weight must be a finite number >= 0 or 'loo', got {lam!r}"
-            )
+        lam = check_weight(self.unlabelled_weight, self.cv)
+        choose = lam in RULES
         check_int(self.max_iter, "max_iter")
         tol = self.tol
         if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not tol >= 0:
@@ -380,14 +381,14 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 raise ValueError(
                     f"SemiSupervisedNB needs a fixed prior: {key}={value!r} learns it from the "
                     "labelled documents, which EM would change at every step; give a number "
-                    "(alpha='loo' is learned with unlabelled_weight='loo')"
+                    "(alpha='loo' is learned with unlabelled_weight='cv')"
                 )
             if leaf == "temperature" and isinstance(value, str):
                 raise ValueError(
                     f"SemiSupervisedNB does not learn a temperature: {key}={value!r} is "
                     "refused (give a number; the E-step uses temperature 1)"
                 )
-        return "loo" if choose else float(lam)
+        return lam
 
     def _split(self, X, y, sample_weight):
         if is_dask(X) or is_dask(y):
@@ -447,11 +448,9 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         lam = self._check_params()
         parts = self._split(X, y, sample_weight)
         vars(self).pop("loo_curve_", None)
-        if lam == "loo":
-            from bayesnb.semisupervised_loo import choose_weight
-
-            run = lambda weight, alpha: self._run(parts, weight, alpha)  # noqa: E731
-            fit, self.loo_curve_ = choose_weight(run, parts[0][1], self.estimator)
+        if lam in RULES:
+            cv = "loo" if lam == "loo" else self.cv
+            fit, self.loo_curve_ = choose_weight(self._run, parts, self.estimator, cv)
         else:
             fit = self._run(parts, lam)
         self.classes_ = fit.state.est.classes_
@@ -543,7 +542,7 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _partial_step(self, X, y, sample_weight) -> None:
         """The incremental EM step of :meth:`partial_fit` on a fitted model (at λ_)."""
         lam = self._check_params()
-        if lam == "loo":
+        if lam in RULES:
             lam = self.unlabelled_weight_
         est = self.estimator_
         y = column_or_1d(y, warn=True)

@@ -146,28 +146,31 @@ def test_zero_weight_is_the_supervised_fit(corpus, tmp_path, capsys):
     assert "0 iterations of at most 100, converged" in out
 
 
-def test_weight_by_loo_is_recorded_and_loaded(corpus, tmp_path, capsys):
-    extra = ["--estimate", "map", "--alpha", "2", "--unlabelled-weight", "loo"]
+@pytest.mark.parametrize(("rule", "folds"), [("loo", "leave-one-out"), ("cv", "3-fold")])
+def test_weight_by_cv_is_recorded_and_loaded(corpus, tmp_path, capsys, rule, folds):
+    extra = ["--estimate", "map", "--alpha", "2", "--unlabelled-weight", rule]
     path, out = _fit("multinomial", corpus, tmp_path, capsys, *extra)
     got = bnb.load(path)
     Xl, yl, Xu, _ = _reference_counts(*corpus)
-    em = bnb.SemiSupervisedNB(ESTIMATORS["multinomial"](), unlabelled_weight="loo")
+    em = bnb.SemiSupervisedNB(ESTIMATORS["multinomial"](), unlabelled_weight=rule)
     em.fit(sp.vstack([Xl, Xu]), np.concatenate([yl, np.full(Xu.shape[0], "")]))
     record = got.semisupervised_
-    assert record["unlabelled_weight_rule"] == "loo"
+    assert record["unlabelled_weight_rule"] == rule
+    assert record["loo_n_splits"] == (6 if rule == "loo" else 3)  # 2 classes of 3 documents
     assert record["unlabelled_weight"] == em.unlabelled_weight_
     assert record["loo_unlabelled_weight"] == list(em.loo_curve_["unlabelled_weight"])
-    assert_allclose(record["loo_elpd"], em.loo_curve_["elpd_loo"], rtol=1e-12)
+    assert_allclose(record["loo_elpd"], em.loo_curve_["elpd_cv"], rtol=1e-12)
     assert record["loo_alpha"] == [2.0] * len(record["loo_elpd"])
     assert_allclose(got.class_count_.sum(), 6 + em.unlabelled_weight_ * 60, rtol=1e-12)
     best = max(record["loo_elpd"])
     assert (
-        f"λ={em.unlabelled_weight_:g} chosen by exact leave-one-out of the labelled documents "
-        f"among 11 values, elpd {best:.6g}; " in out
+        f"λ={em.unlabelled_weight_:g} chosen by {folds}"
+        f"{' cross-validation' if rule == 'cv' else ''} of EM over the labelled documents "
+        f"among 6 values, elpd {best:.6g}; " in out
     )
     rc, shown, err = _run(["inspect", path], capsys)
     assert rc == 0, err
-    assert f"among 11 values, elpd {best:.6g}" in shown
+    assert f"among 6 values, elpd {best:.6g}" in shown
 
 
 def test_saved_em_model_predicts_and_is_inspected(corpus, tmp_path, capsys):
@@ -224,7 +227,7 @@ BAD = {
     "empty folder": ([*FIT, "--unlabelled", "@empty"], "holds no documents"),
     "negative weight": (
         [*FIT, *EM, "--unlabelled-weight", "-0.5"],
-        "--unlabelled-weight must be a finite number >= 0 or 'loo', got '-0.5'",
+        "--unlabelled-weight must be a finite number >= 0, 'cv' or 'loo', got '-0.5'",
     ),
     "weight not a number": ([*FIT, *EM, "--unlabelled-weight", "x"], "got 'x'"),
     "weight without folder": ([*FIT, "--unlabelled-weight", "1"], "--unlabelled FOLDER"),

@@ -131,6 +131,31 @@ def test_weight_zero_gives_the_supervised_curve(data):
     assert (ds["n_iter"] == 0).all()
 
 
+def test_weight_chosen_by_cv_in_every_fit(data):
+    X, y, X_test, y_test = data
+    ds = labelled_curve(
+        _est(), X, y, X_test, y_test, [2, 3], 2, ["supervised", "em"], 5, unlabelled_weight="cv"
+    )
+    assert ds.attrs["unlabelled_weight"] == "cv"
+    assert np.isnan(ds["weight"].sel(inference="supervised")).all()
+    # Each fit is SemiSupervisedNB(unlabelled_weight="cv") on the curve's rows.
+    order = ds["order"].values[1]
+    first = {c: order[y[order] == c][:3] for c in np.unique(y)}
+    labelled = np.isin(order, np.concatenate(list(first.values())))
+    marked = np.where(labelled, y[order], "")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        em = bnb.SemiSupervisedNB(_est(), unlabelled_weight="cv").fit(X[order], marked)
+    assert ds["weight"].sel(inference="em", size=3).values[1] == em.unlabelled_weight_
+    assert ds["log_loss"].sel(inference="em", size=3).values[1] == pytest.approx(
+        log_loss(y_test, em.predict_proba(X_test), labels=em.classes_), rel=1e-12
+    )
+    with pytest.raises(ValueError, match=r"unlabelled_weight='loo' chooses λ .* size 1 is too"):
+        labelled_curve(_est(), X, y, X_test, y_test, [1, 2], 1, unlabelled_weight="loo")
+    with pytest.raises(ValueError, match="unlabelled_weight must be a finite number >= 0, 'cv'"):
+        labelled_curve(_est(), X, y, X_test, y_test, [2], 1, unlabelled_weight="best")
+
+
 def test_numeric_labels_and_capped_pool(data):
     X, y, X_test, y_test = data
     codes = np.searchsorted(np.unique(y), y)

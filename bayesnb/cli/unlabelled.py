@@ -12,10 +12,11 @@ documents' expected counts (responsibilities × λ); it records the EM fit in
 ``inference`` ("em"), ``n_unlabelled``, ``unlabelled_weight``, ``max_iter``, ``tol``,
 ``n_iter``, ``converged``, ``log_posterior`` (the observed-data log posterior at the end)
 and ``log_posterior_start`` (that of the labelled-only fit EM started from).
-``--unlabelled-weight loo`` chooses λ by exact leave-one-out of the labelled documents
+``--unlabelled-weight cv`` chooses λ by cross-validation of EM over the labelled documents
+(stratified folds, ``SemiSupervisedNB``'s default ``cv``), ``loo`` by leave-one-out of EM
 (:mod:`bayesnb.semisupervised_loo`): ``unlabelled_weight`` is then the λ chosen, and the
-record adds ``unlabelled_weight_rule`` ("loo") and the curve, ``loo_unlabelled_weight``,
-``loo_elpd`` and ``loo_alpha`` (lists, one entry per λ tried).
+record adds ``unlabelled_weight_rule`` ("cv" or "loo"), ``loo_n_splits`` and the curve,
+``loo_unlabelled_weight``, ``loo_elpd`` and ``loo_alpha`` (lists, one entry per λ tried).
 """
 
 from __future__ import annotations
@@ -53,23 +54,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--unlabelled-weight",
         metavar="λ",
         help="the weight λ >= 0 of an unlabelled document relative to a labelled one (1; 0 "
-        "gives the labelled-only fit), or 'loo': the λ from 0 to 1 of the best exact "
-        "leave-one-out of the labelled documents",
+        "gives the labelled-only fit), 'cv': the λ from 0 to 1 whose EM predicts held-out "
+        "labelled documents best (stratified folds, at most 5), or 'loo': the same with "
+        "every labelled document held out in turn (one EM fit per labelled document and λ)",
     )
     group.add_argument("--max-iter", type=int, metavar="N", help="the most EM iterations (100)")
 
 
 def _weight(text: str | None) -> float | str | None:
-    """The value of ``--unlabelled-weight``: None (not given), ``"loo"`` or a finite number
-    >= 0."""
-    if text is None or text.strip() == "loo":
-        return None if text is None else "loo"
+    """The value of ``--unlabelled-weight``: None (not given), ``"cv"``, ``"loo"`` or a
+    finite number >= 0."""
+    if text is None or text.strip() in ("cv", "loo"):
+        return None if text is None else text.strip()
     try:
         value = float(text)
     except ValueError:
         value = np.nan
     if not (np.isfinite(value) and value >= 0):
-        raise DataError(f"--unlabelled-weight must be a finite number >= 0 or 'loo', got {text!r}")
+        raise DataError(
+            f"--unlabelled-weight must be a finite number >= 0, 'cv' or 'loo', got {text!r}"
+        )
     return value
 
 
@@ -206,9 +210,10 @@ def fit_em(est, data, args, files: list[Path], vectorizer):
     curve = getattr(em, "loo_curve_", None)
     if curve is not None:
         fitted.semisupervised_ |= {
-            "unlabelled_weight_rule": "loo",
+            "unlabelled_weight_rule": str(em.unlabelled_weight),
+            "loo_n_splits": int(curve["n_splits"]),
             "loo_unlabelled_weight": [float(v) for v in curve["unlabelled_weight"]],
-            "loo_elpd": [float(v) for v in curve["elpd_loo"]],
+            "loo_elpd": [float(v) for v in curve["elpd_cv"]],
             "loo_alpha": [float(v) for v in curve["alpha"]],
         }
     return fitted
@@ -222,11 +227,17 @@ def describe(record: dict) -> str:
         rise = "" if start is None else f" from {start:.6g}"
         ended = "converged" if record["converged"] else "not converged"
         chosen = ""
-        if record.get("unlabelled_weight_rule") == "loo":
+        rule = record.get("unlabelled_weight_rule")
+        if rule in ("cv", "loo"):
             tried = record["loo_unlabelled_weight"]
             best = record["loo_elpd"][tried.index(record["unlabelled_weight"])]
+            folds = (
+                "leave-one-out"
+                if rule == "loo"
+                else f"{record['loo_n_splits']}-fold cross-validation"
+            )
             chosen = (
-                f" chosen by exact leave-one-out of the labelled documents among {len(tried)} "
+                f" chosen by {folds} of EM over the labelled documents among {len(tried)} "
                 f"values, elpd {best:.6g}"
             )
         text = (
