@@ -275,9 +275,9 @@ def _key_lock(digest: str) -> Iterator[None]:
     or loaded: a second process needing it waits, then loads what the first wrote to disk.
 
     One callback's lock at a time (never nested), so there is no lock order to keep; the kernels
-    of its ops are compiled inside it and cached only with it. The kernel releases the lock of
-    a process that dies. Without ``fcntl`` (or when the file cannot be opened) nothing is locked:
-    each process compiles, as numba's atomic writes allow.
+    of its ops are compiled inside it and cached only with it. The operating system releases
+    the lock of a process that dies. Without ``fcntl`` (or a lock file the file system takes)
+    nothing is locked: each process compiles, as numba's atomic writes allow.
     """
     try:
         import fcntl
@@ -290,7 +290,10 @@ def _key_lock(digest: str) -> Iterator[None]:
         yield
         return
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:
+            pass  # a file system without locks: compiled unlocked
         yield
     finally:
         os.close(fd)  # releases the lock
