@@ -21,7 +21,9 @@ The cache lives in ``$XDG_CACHE_HOME/bayesnb`` (default ``~/.cache/bayesnb``), a
 private to the user (0700). Numba's cache files are pickles that are executed when loaded, so
 the cache is used only when the directory is owned by the user and writable by no one else;
 otherwise (or when PyTensor cannot key a graph) the model is compiled in memory as nutpie
-does. Numba writes each file to a temporary name and renames it, so processes may share it.
+does. Numba writes each file to a temporary name and renames it, so processes may share it,
+and a callback is compiled under a lock file of its key (:func:`_key_lock`), so that of two
+processes needing it at once (pytest-xdist workers) one compiles and the other loads.
 
 Every PyTensor graph here is compiled without fast-math (:func:`exact_math`). With
 PyTensor's default fast-math flags (reassociation, contraction) the code numba compiles
@@ -259,11 +261,42 @@ def _cfunc(src: str, name: str, sig, extract, key: str | None):
     if key is None:
         return numba.cfunc(sig)(func)
     _install_locator()
-    _KEYS[func] = hashlib.sha256(f"{key};{name};{src}".encode()).hexdigest()[:32]
-    with warnings.catch_warnings():
+    digest = hashlib.sha256(f"{key};{name};{src}".encode()).hexdigest()[:32]
+    _KEYS[func] = digest
+    with _key_lock(digest), warnings.catch_warnings():
         # a model numba cannot cache still compiles; it is only slower next time
         warnings.filterwarnings("ignore", message="Cannot cache", category=numba.NumbaWarning)
         return numba.cfunc(sig, cache=True)(func)
+
+
+@contextmanager
+def _key_lock(digest: str) -> Iterator[None]:
+    """Hold ``<cache_dir>/<digest>.lock`` (``flock``) while the callback of that key is compiled
+    or loaded: a second process needing it waits, then loads what the first wrote to disk.
+
+    One callback's lock at a time (never nested), so there is no lock order to keep; the kernels
+    of its ops are compiled inside it and cached only with it. The operating system releases
+    the lock of a process that dies. Without ``fcntl`` (or a lock file the file system takes)
+    nothing is locked: each process compiles, as numba's atomic writes allow.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    try:
+        fd = os.open(cache_dir() / f"{digest}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:
+            pass  # a file system without locks: compiled unlocked
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def compile_model(model, var_names: list[str] | None = None):

@@ -3,9 +3,15 @@ structure and shapes, never by its data, and used only from a private directory.
 
 from __future__ import annotations
 
+import json
 import os
+import signal
 import stat
+import subprocess
+import sys
+import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -103,3 +109,99 @@ def test_compiled_shapes_checked(tmp_path, monkeypatch):
     bad = compiled.with_data(**(spec.data | {"feature_count_data": np.ones((2, 4), np.int64)}))
     with pytest.raises(RuntimeError, match="Logp function returned error"):
         nutpie.sample(bad, draws=10, tune=10, chains=1, progress_bar=False)
+
+
+# A process that builds a small model, says "ready", compiles it when told to on stdin, and
+# prints its callbacks' cache hits with the log-density and gradient at a fixed point (bits
+# as hex) and the gradient's central differences.
+_CHILD = """
+import ctypes, json, sys
+import numpy as np
+from bayesnb import BernoulliNB
+from bayesnb.compiled import compile_model
+from bayesnb.pymc_models import model_spec
+
+rng = np.random.default_rng(0)
+y = np.repeat([0, 1], 40)
+X = (rng.random((y.size, 3)) < 0.4).astype(np.int64)
+spec = model_spec(BernoulliNB().fit(X, y), X, y, "sufficient")
+model = spec.model()
+print("ready", flush=True)
+sys.stdin.readline()
+compiled = compile_model(model, var_names=spec.var_names).with_data(**spec.data)
+f = compiled.compiled_logp_func.ctypes
+ptr = ctypes.POINTER(ctypes.c_double)
+
+def logp(x):
+    x = np.ascontiguousarray(x, dtype=float)
+    grad, value = np.zeros_like(x), np.zeros(())
+    rc = f(x.size, x.ctypes.data_as(ptr), grad.ctypes.data_as(ptr),
+           value.ctypes.data_as(ptr), ctypes.c_void_p(compiled.user_data.ctypes.data))
+    assert rc == 0, rc
+    return float(value), grad
+
+x = np.linspace(-0.5, 0.5, compiled.n_dim)
+value, grad = logp(x)
+h = 1e-5
+diff = [(logp(x + h * e)[0] - logp(x - h * e)[0]) / (2 * h) for e in np.eye(x.size)]
+hits = [compiled.compiled_logp_func.cache_hits, compiled.compiled_expand_func.cache_hits]
+print(json.dumps({"hits": hits, "logp": value.hex(), "grad": [g.hex() for g in grad],
+                  "diff": diff}), flush=True)
+"""
+
+
+def _child(cache: Path) -> subprocess.Popen:
+    root = str(Path(__file__).resolve().parents[1])
+    path = os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])])
+    env = os.environ | {"XDG_CACHE_HOME": str(cache), "PYTHONPATH": path}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _CHILD],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stdout.readline().strip() == "ready"
+    return proc
+
+
+def _held(lock: Path) -> bool:
+    import fcntl
+
+    fd = os.open(lock, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def test_concurrent_processes_compile_once(tmp_path):
+    pytest.importorskip("fcntl")
+    folder = tmp_path / "bayesnb" / "nutpie"
+
+    # A process killed while it compiles, holding its key's lock: the lock dies with it.
+    holder = _child(tmp_path)
+    holder.stdin.write("go\n")
+    holder.stdin.flush()
+    deadline = time.monotonic() + 120
+    while not any(_held(lock) for lock in folder.glob("*.lock")):
+        assert holder.poll() is None and time.monotonic() < deadline
+        time.sleep(0.02)
+    holder.send_signal(signal.SIGKILL)
+    holder.wait()
+    assert not list(folder.glob("*.nbi"))  # killed before it saved anything
+
+    # Two processes released at once on that key: one compiles, the other waits and loads.
+    procs = [_child(tmp_path) for _ in range(2)]
+    for proc in procs:
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+    outs = [json.loads(proc.communicate(timeout=300)[0]) for proc in procs]
+    assert [proc.returncode for proc in procs] == [0, 0]
+    assert sorted(out["hits"] for out in outs) == [[0, 0], [1, 1]]
+    assert outs[0]["logp"] == outs[1]["logp"] and outs[0]["grad"] == outs[1]["grad"]
+    grad = [float.fromhex(g) for g in outs[0]["grad"]]
+    np.testing.assert_allclose(grad, outs[0]["diff"], rtol=1e-6, atol=1e-6)
