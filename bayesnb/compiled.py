@@ -17,11 +17,11 @@ llvmlite, pytensor, nutpie, numpy and Python; numba adds the signature and the C
 (``pm.Data`` values, whose shapes the model reads at run time) is not part of it, so a model of
 new data or a new prior of the same shapes loads the same code.
 
-The cache lives in ``$XDG_CACHE_HOME/bayesnb`` (default ``~/.cache/bayesnb``), a directory made
-private to the user (0700). Numba's cache files are pickles that are executed when loaded, so
-the cache is used only when the directory is owned by the user and writable by no one else;
-otherwise (or when PyTensor cannot key a graph) the model is compiled in memory as nutpie
-does. Numba writes each file to a temporary name and renames it, so processes may share it,
+The cache lives in ``$XDG_CACHE_HOME/bayesnb/nutpie`` (default ``~/.cache/bayesnb/nutpie``),
+a directory made private to the user (0700). Numba's cache files are pickles that are executed
+when loaded, so the cache is used only when the directory is owned by the user and writable by
+no one else; otherwise (or when PyTensor cannot key a graph) the model is compiled in memory as
+nutpie does. Numba writes each file to a temporary name and renames it, so processes may share it,
 and a callback is compiled under a lock file of its key (:func:`_key_lock`), so that of two
 processes needing it at once (pytest-xdist workers) one compiles and the other loads.
 
@@ -98,7 +98,8 @@ _LOCATOR_INSTALLED = False
 
 
 def cache_dir() -> Path:
-    """The per-user cache directory: ``$XDG_CACHE_HOME/bayesnb`` or ``~/.cache/bayesnb``."""
+    """The per-user cache directory: ``$XDG_CACHE_HOME/bayesnb/nutpie`` (default
+    ``~/.cache/bayesnb/nutpie``)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "bayesnb" / "nutpie"
 
