@@ -27,6 +27,15 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
+# No C backend for PyTensor (read when pytensor is first imported, so set before any test
+# module imports it; subprocesses inherit it). The FAST_COMPILE functions of the tests
+# (log-densities, initial points, predictive draws) would otherwise compile the C code of their
+# inner graphs, one C compiler run per op on the empty cache of a fresh clone; their Python
+# implementations compute the same values. NUTS compiles without it already (bayesnb.compiled).
+_flags = os.environ.get("PYTENSOR_FLAGS", "")
+if "cxx" not in _flags:
+    os.environ["PYTENSOR_FLAGS"] = f"{_flags},cxx=" if _flags else "cxx="
+
 settings.register_profile(
     "ci",
     max_examples=15,

@@ -2,7 +2,10 @@
 
 NUTS tests are marked ``slow``. Fits are shared through session fixtures and every model of a
 given shape is compiled once (bayesnb.inference caches compiled nutpie models), so the file
-costs a handful of compilations plus a few seconds of sampling each.
+costs a handful of compilations plus a few seconds of sampling each. The other PyMC functions
+(prior and predictive draws, log-densities) are compiled with PyTensor's ``FAST_COMPILE``:
+thousands of calls of its Python implementations cost less CPU than compiling each graph with
+numba on an empty cache (the cold ``make test`` of a fresh clone).
 
 Tolerances: a NUTS posterior mean must lie within 4 Monte Carlo standard errors of the exact
 conjugate mean (two-sided normal tail 6e-5 per parameter, so about 0.5% for the 80 parameters
@@ -217,7 +220,9 @@ def test_data_form_logp_is_per_document_multinomial():
     point = model.initial_point()
     point["feature_prob_log_gamma"] = np.random.default_rng(0).normal(0, 1.5, (3, TEXT_WORDS))
     [log_lik] = model.logp(vars=[model["X"]], sum=False)
-    f = model.compile_fn(log_lik, inputs=model.value_vars, on_unused_input="ignore")
+    f = model.compile_fn(
+        log_lik, inputs=model.value_vars, on_unused_input="ignore", mode="FAST_COMPILE"
+    )
     got = f(point)
     theta = evaluate(model, "feature_prob", point)
     codes = np.searchsorted(est.classes_, y)
@@ -244,7 +249,9 @@ def test_collapsed_dirichlet_of_a_learned_alpha_has_dirichlet_moments():
     seen = est.feature_count_ > 0
     assert 0.1 < seen.mean() < 0.9  # both kinds of cell
     names = ["feature_prob", "feature_prob_log_gamma", "feature_prob_unseen_log_gamma", "alpha"]
-    theta, w, u, alpha = pm.draw([model[n] for n in names], draws=2000, random_seed=1)
+    theta, w, u, alpha = pm.draw(
+        [model[n] for n in names], draws=2000, random_seed=1, mode="FAST_COMPILE"
+    )
     completed = np.exp(
         simplex.collapsed_dirichlet_draws(w, u, alpha, seen, np.random.default_rng(2))
     )
@@ -271,7 +278,8 @@ def test_dirichlet_as_normalised_gammas_has_dirichlet_moments():
 
     X, y = _data("multinomial")
     model = declare(MultinomialNB(alpha=[0.3, 0.5, 1.0, 2.0, 0.1, 4.0]), X, y)
-    theta = pm.draw(model["feature_prob"], draws=20000, random_seed=1).reshape(-1, 6)
+    theta = pm.draw(model["feature_prob"], draws=20000, random_seed=1, mode="FAST_COMPILE")
+    theta = theta.reshape(-1, 6)
     a = np.array([0.3, 0.5, 1.0, 2.0, 0.1, 4.0])
     mean, A = a / a.sum(), a.sum()
     var = mean * (1 - mean) / (A + 1)
@@ -440,7 +448,9 @@ def test_posterior_predictive_on_the_data_model(bernoulli_data_fit):
     with model, warnings.catch_warnings():
         # constant_data records the prior: PyMC must see that nothing upstream changed
         warnings.simplefilter("error", pm.exceptions.ImplicitFreezeWarning)
-        pp = pm.sample_posterior_predictive(dt, random_seed=3, progressbar=False)
+        pp = pm.sample_posterior_predictive(
+            dt, random_seed=3, progressbar=False, compile_kwargs={"mode": "FAST_COMPILE"}
+        )
     Xp = pp.posterior_predictive["X"]
     assert Xp.dims == ("chain", "draw", "doc", "feature")
     assert Xp.shape == (CHAINS, DRAWS, N_DOCS, N_FEATURES)
@@ -457,7 +467,12 @@ def test_posterior_predictive_on_the_data_model(bernoulli_data_fit):
             coords={"doc": list(range(5))},
         )
         new = pm.sample_posterior_predictive(
-            dt, var_names=["X"], predictions=True, random_seed=4, progressbar=False
+            dt,
+            var_names=["X"],
+            predictions=True,
+            random_seed=4,
+            progressbar=False,
+            compile_kwargs={"mode": "FAST_COMPILE"},
         )
     assert new.predictions["X"].shape == (CHAINS, DRAWS, 5, N_FEATURES)
 
