@@ -298,3 +298,25 @@ def test_fit_pymc_takes_the_semisupervised_estimator_unfitted():
     assert hasattr(semi, "estimator_")
     assert spec.extra["unlabelled"] == (N_UNL, 1.0)
     np.testing.assert_array_equal(spec.data["unlabelled_weight"], np.ones(N_UNL))
+
+
+def test_a_weight_chosen_by_cross_validation_is_the_one_declared():
+    """unlabelled_weight="cv" declares the λ its fit chose: the same specification (data and
+    key) as the weight given as that number."""
+    X, y, _ = _data("multinomial")
+    X2, y2, _ = _data("multinomial", seed=1)
+    X, y = np.vstack([X, X2]), np.r_[y, y2]
+    w = np.r_[np.ones(N_LAB), np.linspace(0.5, 1.5, N_UNL)]
+    w = np.r_[w, w]
+    kw = {"inference": "vb", "cv": 3}
+    chosen = bnb.SemiSupervisedNB(_estimator("multinomial"), unlabelled_weight="cv", **kw)
+    chosen.fit(X, y, sample_weight=w)
+    lam = chosen.unlabelled_weight_
+    assert lam in chosen.loo_curve_["unlabelled_weight"] and lam > 0
+    fixed = bnb.SemiSupervisedNB(_estimator("multinomial"), unlabelled_weight=lam, **kw)
+    got = model_spec(chosen, X, y, sample_weight=w)
+    want = model_spec(fixed.fit(X, y, sample_weight=w), X, y, sample_weight=w)
+    assert got.key == want.key and got.data.keys() == want.data.keys()
+    for name in want.data:
+        np.testing.assert_array_equal(got.data[name], want.data[name])
+    np.testing.assert_allclose(got.data["unlabelled_weight"], lam * w[y == -1], rtol=1e-15)

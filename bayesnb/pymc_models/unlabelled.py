@@ -63,7 +63,8 @@ def semisupervised_spec(semi, X, y, likelihood: str, alpha_prior, sample_weight)
         )
     if not hasattr(semi, "estimator_"):
         semi.fit(X, y, sample_weight=sample_weight)
-    lam = semi._check_params()
+    semi._check_params()
+    lam = semi.unlabelled_weight_  # the fitted λ: a rule ("cv", "loo") chose it at fit
     (Xl, yl, wl), (Xu, wu) = semi._split(X, y, sample_weight)
     est = semi.estimator_
     family = family_of(est, "bayesnb.pymc_models")
