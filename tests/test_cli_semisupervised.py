@@ -68,6 +68,11 @@ def _reference_counts(labelled: Path, pool: Path):
     return vec.transform(texts), y, vec.transform([p.read_text() for p in unl]), vec
 
 
+def _semi(Xl, yl, Xu):
+    """X and y of the Python fit: the labelled rows, then the unlabelled ones marked ``""``."""
+    return sp.vstack([Xl, Xu]).tocsr(), np.concatenate([yl, np.full(Xu.shape[0], "")])
+
+
 def _fit(model, corpus, tmp_path, capsys, *extra) -> tuple[Path, str]:
     labelled, pool = corpus
     path = tmp_path / f"{model}.nc"
@@ -96,7 +101,7 @@ def test_em_fit_equals_the_python_api(model, weight, max_iter, corpus, tmp_path,
         ESTIMATORS[model](), unlabelled_weight=float(weight), max_iter=int(max_iter or 100)
     )
     with pytest.warns(ConvergenceWarning) if max_iter else contextlib.nullcontext():
-        em.fit(sp.vstack([Xl, Xu]), np.concatenate([yl, np.full(Xu.shape[0], "")]))
+        em.fit(*_semi(Xl, yl, Xu))
     ref = em.estimator_
     assert list(got.feature_names_in_) == list(vec.get_feature_names_out())
     assert_array_equal(got.classes_, ref.classes_)
@@ -153,7 +158,7 @@ def test_weight_by_cv_is_recorded_and_loaded(corpus, tmp_path, capsys, rule, fol
     got = bnb.load(path)
     Xl, yl, Xu, _ = _reference_counts(*corpus)
     em = bnb.SemiSupervisedNB(ESTIMATORS["multinomial"](), unlabelled_weight=rule)
-    em.fit(sp.vstack([Xl, Xu]), np.concatenate([yl, np.full(Xu.shape[0], "")]))
+    em.fit(*_semi(Xl, yl, Xu))
     record = got.semisupervised_
     assert record["unlabelled_weight_rule"] == rule
     assert record["loo_n_splits"] == (6 if rule == "loo" else 3)  # 2 classes of 3 documents
@@ -252,6 +257,23 @@ BAD = {
         ["fit", "multinomial", "--data", "@numeric", *EM],
         "a label of --data marks an unlabelled row",
     ),
+    "inference without folder": ([*FIT, "--inference", "vb"], "--inference: options of a fit"),
+    "cv without folder": ([*FIT, "--cv", "3"], "--cv: options of a fit on unlabelled"),
+    "bad inference": ([*FIT, *EM, "--inference", "gibbs"], "--inference must be em or vb"),
+    "cv without weight cv": (
+        [*FIT, *EM, "--cv", "3"],
+        "--cv '3' gives the folds of --unlabelled-weight cv, got --unlabelled-weight None",
+    ),
+    "cv with weight loo": (
+        [*FIT, *EM, "--unlabelled-weight", "loo", "--cv", "3"],
+        "got --unlabelled-weight 'loo'",
+    ),
+    "cv one fold": ([*FIT, *EM, "--unlabelled-weight", "cv", "--cv", "1"], "got '1'"),
+    "cv not a number": ([*FIT, *EM, "--unlabelled-weight", "cv", "--cv", "x"], "got 'x'"),
+    "cv too many folds": (
+        [*FIT, *EM, "--unlabelled-weight", "cv", "--cv", "4"],
+        "cannot be fitted by EM",
+    ),
 }
 
 
@@ -281,3 +303,85 @@ def test_bad_input_exits_two_with_one_line(case, corpus, tmp_path, capsys):
     assert len(lines) == 1 and lines[0].startswith("bayesnb: error: "), (case, err)
     assert expected in lines[0], (case, lines[0])
     assert out == "" and out_file.read_bytes() == b"an earlier model"
+
+
+@pytest.mark.parametrize(("model", "estimate"), [("multinomial", "mean"), ("bernoulli", "map")])
+def test_vb_fit_equals_the_python_api(model, estimate, corpus, tmp_path, capsys):
+    extra = ["--inference", "vb", "--estimate", estimate, "--alpha", "2"]
+    path, out = _fit(model, corpus, tmp_path, capsys, *extra, "--unlabelled-weight", "0.5")
+    got = bnb.load(path)
+    Xl, yl, Xu, _ = _reference_counts(*corpus)
+    est = ESTIMATORS[model]().set_params(estimate=estimate)
+    vb = bnb.SemiSupervisedNB(est, unlabelled_weight=0.5, inference="vb")
+    vb.fit(*_semi(Xl, yl, Xu))
+    X = sp.vstack([Xl, Xu]).tocsr()
+    assert got.estimate == estimate
+    assert_allclose(got.predict_proba(X), vb.estimator_.predict_proba(X), rtol=1e-12, atol=1e-15)
+    # VB is not EM: the same data, another model.
+    em = bnb.SemiSupervisedNB(ESTIMATORS[model](), unlabelled_weight=0.5)
+    em.fit(*_semi(Xl, yl, Xu))
+    assert np.abs(got.feature_count_ - em.estimator_.feature_count_).max() > 1e-3
+    record = got.semisupervised_
+    assert record["inference"] == "vb" and "log_posterior" not in record
+    assert record["n_iter"] == vb.n_iter_ > 0 and record["converged"] == vb.converged_ is True
+    assert_allclose(record["elbo"], vb.elbo_[-1], rtol=1e-12)
+    assert_allclose(record["elbo_start"], vb.elbo_[0], rtol=1e-12)
+    assert record["elbo"] > record["elbo_start"]
+    line = (
+        f"fitted by VB with 60 unlabelled documents (unlabelled_weight λ=0.5; {vb.n_iter_} "
+        f"iterations of at most 100, converged; ELBO {record['elbo']:.6g} from "
+        f"{record['elbo_start']:.6g})"
+    )
+    assert line in out
+    rc, shown, err = _run(["inspect", path], capsys)
+    assert rc == 0, err
+    assert line in shown
+
+
+@pytest.mark.parametrize(("cv", "splits", "folds"), [("3", 3, "3-fold"), ("2", 2, "2-fold")])
+def test_cv_folds_are_the_python_api(corpus, tmp_path, capsys, cv, splits, folds):
+    extra = ["--estimate", "map", "--alpha", "2", "--unlabelled-weight", "cv", "--cv", cv]
+    path, out = _fit("multinomial", corpus, tmp_path, capsys, *extra)
+    record = bnb.load(path).semisupervised_
+    Xl, yl, Xu, _ = _reference_counts(*corpus)
+    em = bnb.SemiSupervisedNB(ESTIMATORS["multinomial"](), unlabelled_weight="cv", cv=int(cv))
+    em.fit(*_semi(Xl, yl, Xu))
+    assert record["cv"] == int(cv) and record["loo_n_splits"] == splits
+    assert em.loo_curve_["n_splits"] == splits
+    assert record["unlabelled_weight"] == em.unlabelled_weight_
+    assert_allclose(record["loo_elpd"], em.loo_curve_["elpd_cv"], rtol=1e-12)
+    assert f"chosen by {folds} cross-validation of EM over the labelled documents" in out
+
+
+def test_cv_loo_is_leave_one_out(corpus, tmp_path, capsys):
+    extra = ["--estimate", "map", "--alpha", "2", "--unlabelled-weight", "cv", "--cv", "loo"]
+    path, out = _fit("multinomial", corpus, tmp_path, capsys, *extra)
+    record = bnb.load(path).semisupervised_
+    Xl, yl, Xu, _ = _reference_counts(*corpus)
+    em = bnb.SemiSupervisedNB(ESTIMATORS["multinomial"](), unlabelled_weight="loo")
+    em.fit(*_semi(Xl, yl, Xu))
+    assert record["cv"] == "loo" and record["loo_n_splits"] == 6
+    assert record["unlabelled_weight"] == em.unlabelled_weight_
+    assert_allclose(record["loo_elpd"], em.loo_curve_["elpd_cv"], rtol=1e-12)
+    assert "chosen by leave-one-out of EM over the labelled documents" in out
+
+
+def test_a_record_of_an_older_file_is_em(corpus, tmp_path, capsys):
+    import json
+
+    path, _ = _fit("multinomial", corpus, tmp_path, capsys, "--estimate", "map")
+    record = bnb.load(path).semisupervised_
+
+    def edit(tree):  # an older record: no inference, cv or elbo keys
+        fitted = json.loads(tree.attrs["fitted"])
+        del fitted["semisupervised"]["inference"]
+        tree.attrs["fitted"] = json.dumps(fitted, sort_keys=True)
+
+    old = craft(path, tmp_path / "old.nc", edit)
+    assert "inference" not in bnb.load(old).semisupervised_
+    rc, out, err = _run(["inspect", old], capsys)
+    assert rc == 0, err
+    assert (
+        f"fitted by EM with 60 unlabelled documents (unlabelled_weight λ=1; {record['n_iter']} "
+        f"iterations of at most 100, converged; log posterior {record['log_posterior']:.6g} "
+    ) in out

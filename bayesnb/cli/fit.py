@@ -50,8 +50,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--hash-features N counts in a single pass into N hashed columns instead (memory "
         "bounded whatever the vocabulary; no words are saved, so `report` cannot re-read "
         "such a model's columns; `predict` hashes new text the same way). With --nuts the "
-        "corpus is loaded in memory. With --unlabelled FOLDER the model is fitted by EM on "
-        "the labelled documents of --data and the unlabelled documents of FOLDER (see below)."
+        "corpus is loaded in memory. With --unlabelled FOLDER the model is fitted by EM (or "
+        "variational Bayes, --inference vb) on the labelled documents of --data and the "
+        "unlabelled documents of FOLDER (see below)."
     )
     parser.add_argument(
         "model", choices=cli_models(), metavar="MODEL", help=f"one of {models_help()}"

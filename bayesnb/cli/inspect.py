@@ -5,7 +5,7 @@ concentrations, log evidence, the family's training statistics
 (:meth:`bayesnb.families.Family.inspect_statistics`), an ``az.summary``-like closed-form
 posterior summary of the class prior and the most informative features, those features
 ranked by :func:`bayesnb.most_informative_features`, how to rescore under another
-estimate, and for a model fitted with ``--unlabelled`` the EM fit it records.
+estimate, and for a model fitted with ``--unlabelled`` the EM or VB fit it records.
 """
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ def describe(est, path: str, top: int = 5) -> list[str]:
 
         lines.append(describe_em(record))
     try:
-        # An EM fit's is the evidence of its statistics, the expected counts included.
+        # An EM or VB fit's is the evidence of its statistics, the expected counts included.
         soft = " (of the statistics)" if record is not None else ""
         lines.append(f"log evidence{soft}: {est.log_evidence():.6g}")
     except (TypeError, ValueError) as exc:
