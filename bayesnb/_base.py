@@ -537,9 +537,24 @@ class GenerativeClassifier(BayesianWorkflow, ClassifierMixin, BaseEstimator):
         tau = self._temperature()
         if tau != 1.0:
             jll = jll * tau  # a new array: the maker's (perhaps a cache) is never written
-        owner = next(c for c in type(self).__mro__ if "_log_likelihood" in vars(c))
-        fresh = tau != 1.0 or vars(owner).get("_fresh_log_likelihood", False)
+        fresh = tau != 1.0 or self._fresh_jll()
         return normalize_proba(jll, prior, offset=prior, overwrite=fresh)
+
+    def _fresh_jll(self) -> bool:
+        """Whether ``_log_likelihood`` returns a new array every call (safe to write over)."""
+        owner = next(c for c in type(self).__mro__ if "_log_likelihood" in vars(c))
+        return vars(owner).get("_fresh_log_likelihood", False)
+
+    def _proba_and_evidence(self, Xv) -> tuple[np.ndarray, np.ndarray]:
+        """``(p(c | x), log p(x))`` of validated rows at temperature 1, from one pass over the
+        joint (EM's E-step). A row impossible under every class takes the class prior, as in
+        :meth:`predict_proba` (which warns), and log p(x) = -inf."""
+        jll, prior = self._log_likelihood(Xv), self.class_log_prior_
+        evidence = np.empty(jll.shape[0])
+        proba = normalize_proba(
+            jll, prior, offset=prior, overwrite=self._fresh_jll(), log_total=evidence
+        )
+        return proba, evidence
 
     def predict(self, X) -> np.ndarray:
         """The most probable class of every document, argmax p(c) p(x | c): the temperature

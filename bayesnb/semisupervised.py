@@ -9,7 +9,7 @@ so the observed-data log posterior::
 can be maximised by EM: the E-step gives each unlabelled document its responsibilities
 r_ic = p(c | x_i, θ) (``predict_proba`` under the current point estimate, temperature 1), the
 M-step refits from the labelled statistics plus the soft statistics of the unlabelled
-documents (``Family.soft_statistics``, each row counted r_ic · λ · w_i in class c), which is
+documents (``Family.soft_counter``, each row counted r_ic · λ · w_i in class c), which is
 the exact maximiser of the expected complete-data log posterior because the estimates
 ``"map"`` and ``"mle"`` of a conjugate family are closed forms (or, for the DCM, a converged
 Newton iteration) of those statistics. L never decreases. log p(θ) is the normalised prior
@@ -42,7 +42,6 @@ from bayesnb._dask import is_dask
 from bayesnb.evidence import log_evidence
 from bayesnb.families import family_of
 from bayesnb.posterior.prior_density import dirichlet_log_density
-from bayesnb.scoring import normalize_log_proba
 from bayesnb.semisupervised_loo import RULES, check_weight, choose_weight
 from bayesnb.validation import check_fitted, check_int, check_sample_weight, encode_labels
 from bayesnb.variational import label_entropy, label_log_posterior
@@ -159,26 +158,6 @@ def _log_posterior(est, Xl, codes, wl, evidence_u, wu) -> float:
     return _dot(wl, labelled) + _dot(wu, evidence_u) + log_prior_density(est)
 
 
-def _e_step(est, joint: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(p(c | x), log p(x))`` of every row from the joint, in one pass over it.
-
-    A document impossible under every class (log p(x) = -inf) takes the class prior, as
-    ``predict_proba`` gives it (:func:`bayesnb.scoring.normalize_log_proba`, which warns).
-    """
-    top = joint.max(axis=1, keepdims=True) if joint.shape[1] else np.zeros((len(joint), 1))
-    impossible = np.isneginf(top[:, 0])
-    top[impossible] = 0.0
-    with np.errstate(divide="ignore"):
-        resp = np.exp(joint - top)
-        total = resp.sum(axis=1, keepdims=True)
-        evidence = (top + np.log(total))[:, 0]
-    if impossible.any():
-        total[impossible] = 1.0
-        resp[impossible] = np.exp(normalize_log_proba(joint[impossible], est.class_log_prior_))
-    resp /= total
-    return resp, evidence
-
-
 class _Run:
     """The documents of one run on fitted ``est``, validated once, and the labelled
     statistics (counted once); ``unlabelled`` is ``(X, λ, sample_weight)``, or None (no
@@ -198,13 +177,13 @@ class _Run:
             self.Xu = est._check_input(Xu, reset=False)
             self.wu = lam * check_sample_weight(wu, self.Xu)
             self.labelled_stats = est._statistics(self.Xl, self.codes, self.wl)
+            self.count_soft = family_of(est).soft_counter(est, self.Xu)
 
     def _refit(self, resp: np.ndarray) -> None:
         """The fit on the labelled statistics plus the unlabelled rows' soft statistics,
         row i counted ``resp[i, c]`` (responsibility × λ × weight) in class c."""
-        est = self.est
-        soft = family_of(est).soft_statistics(est, self.Xu, resp)
-        est._fit_arrays(self.Xl, self.codes, self.wl, statistics=[self.labelled_stats, *soft])
+        soft = self.count_soft(resp)
+        self.est._fit_arrays(self.Xl, self.codes, self.wl, statistics=[self.labelled_stats, *soft])
 
 
 class _EM(_Run):
@@ -220,7 +199,7 @@ class _EM(_Run):
 
     def _score(self) -> None:
         """The E-step's half under the current estimate: responsibilities and log p(x)."""
-        self.resp, self.evidence = _e_step(self.est, _joint(self.est, self.Xu))
+        self.resp, self.evidence = self.est._proba_and_evidence(self.Xu)
 
     def _value(self) -> float:
         return _log_posterior(self.est, self.Xl, self.codes, self.wl, self.evidence, self.wu)
@@ -554,11 +533,11 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             Xu = est._check_input(_safe_indexing(X, rows), reset=False)
             wu = lam * check_sample_weight(None if w is None else w[rows], Xu)
             if self.inference == "em":
-                resp = _e_step(est, _joint(est, Xu))[0]
+                resp = est._proba_and_evidence(Xu)[0]
             else:
                 resp = np.exp(label_log_posterior(est, Xu, validated=True))
             resp *= wu[:, None]
-            batches += family_of(est).soft_statistics(est, Xu, resp)
+            batches += family_of(est).soft_counter(est, Xu)(resp)
         if not unlabelled.all():
             rows = np.flatnonzero(~unlabelled)
             Xl = est._check_input(_safe_indexing(X, rows), reset=False)

@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from scipy.special import logsumexp
 
 from bayesnb import GDA, BernoulliNB, MultinomialNB
 from bayesnb.scoring import blocks
@@ -106,6 +107,25 @@ def test_blocked_softmax_impossible_rows_fall_back_to_prior(threads):
         p = normalize_proba(joint, prior, offset=prior)
     assert np.allclose(p[[3, 40]], [0.1, 0.2, 0.3, 0.4], rtol=1e-15)
     keep = np.setdiff1d(np.arange(joint.shape[0]), [3, 40])
+    assert np.array_equal(p[keep], reference_softmax(joint[keep], prior))
+
+
+def test_blocked_softmax_gives_each_rows_log_normaliser(threads):
+    # log Σ_c exp(joint + prior) from the softmax's own pass: scipy's logsumexp to rounding,
+    # -inf for an impossible row (whose probabilities are the prior's), NaN kept.
+    rng = np.random.default_rng(4)
+    joint = rng.normal(size=(LARGE // 5 + 77, 5)) * 30
+    joint[9] = -np.inf
+    joint[12, 2] = np.nan
+    prior = np.log([0.1, 0.1, 0.2, 0.3, 0.3])
+    total = np.empty(joint.shape[0])
+    with pytest.warns(RuntimeWarning, match="2 document"):
+        p = normalize_proba(joint.copy(), prior, offset=prior, overwrite=True, log_total=total)
+    keep = np.setdiff1d(np.arange(joint.shape[0]), [9, 12])
+    expected = logsumexp(joint[keep] + prior, axis=1)
+    np.testing.assert_allclose(total[keep], expected, rtol=1e-14, atol=1e-14)
+    assert total[9] == -np.inf and np.isnan(total[12])
+    assert np.allclose(p[9], np.exp(prior), rtol=1e-15)
     assert np.array_equal(p[keep], reference_softmax(joint[keep], prior))
 
 

@@ -28,6 +28,7 @@ from bayesnb.semisupervised import (
     log_prior_density,
     unlabelled_mask,
 )
+from bayesnb.stats.lengths import DocumentLengths, count_lengths
 from bayesnb.validation import encode_labels
 from tests.semisupervised_helpers import count_data, gaussian_data, hide_labels, keep_per_class
 
@@ -135,7 +136,7 @@ def test_one_hot_soft_statistics_equal_the_hard_ones(name):
     resp = np.zeros((len(y), len(hard.classes_)))
     resp[np.arange(len(y)), codes] = w
     soft = copy.deepcopy(hard)
-    soft._fit_arrays(Xv, codes, w, statistics=family_of(hard).soft_statistics(hard, Xv, resp))
+    soft._fit_arrays(Xv, codes, w, statistics=family_of(hard).soft_counter(hard, Xv)(resp))
     np.testing.assert_allclose(soft.class_count_, hard.class_count_, rtol=1e-13)
     a, b = soft.predict_joint_log_proba(X), hard.predict_joint_log_proba(X)
     scale = np.abs(b[np.isfinite(b)]).max()
@@ -144,17 +145,42 @@ def test_one_hot_soft_statistics_equal_the_hard_ones(name):
         np.testing.assert_allclose(soft.feature_count_, hard.feature_count_, rtol=1e-13)
 
 
+@pytest.mark.parametrize("longest", [0.0, 2.0**40])
+def test_soft_length_histogram_of_one_hot_labels_is_the_hard_one(longest):
+    # Lengths 0 to ~10, and with one document of 2^40 tokens (the hard histogram's sparse
+    # branch, which sums duplicates in another order: equal to rounding).
+    rng = np.random.default_rng(5)
+    n, k = 300, 3
+    X = sp.random(n, 40, density=0.1, random_state=1, format="lil", data_rvs=np.ones)
+    X[7, 0] = longest
+    X = X.tocsr()
+    codes, w = rng.integers(0, k, n), rng.uniform(0.1, 3.0, n)
+    w[11] = 0.0
+    resp = np.zeros((n, k))
+    resp[np.arange(n), codes] = w
+    hard = count_lengths(X, codes, w, k)
+    soft = DocumentLengths(X).histogram(resp)
+    lengths = np.rint(X.sum(axis=1).A1).astype(np.int64)
+    assert soft.shape == hard.shape == (k, lengths.max() + 1)
+    assert soft.nnz == hard.nnz == len(set(zip(codes[w > 0], lengths[w > 0], strict=True)))
+    if longest:
+        np.testing.assert_allclose(soft.data, hard.data, rtol=1e-14)
+        assert soft[codes[7], lengths[7]] == w[7]
+    else:  # the same sums in the same order
+        assert (soft != hard).nnz == 0
+
+
 def test_soft_statistics_are_one_product_for_the_linear_families():
     X, y, _ = count_data()
     resp = np.random.default_rng(0).dirichlet(np.ones(3), size=len(y))
     for est in (bnb.MultinomialNB(), bnb.BernoulliNB(), bnb.PoissonNB(), bnb.CategoricalNB()):
         est.fit(X, y)
-        batches = family_of(est).soft_statistics(est, est._check_input(X, reset=False), resp)
+        batches = family_of(est).soft_counter(est, est._check_input(X, reset=False))(resp)
         assert len(batches) == 1
         np.testing.assert_allclose(batches[0]["class_count"], resp.sum(axis=0), rtol=1e-14)
     np.testing.assert_allclose(batches[0]["class_count"], resp.sum(axis=0))
     est = bnb.MultinomialNB().fit(X, y)
-    (batch,) = family_of(est).soft_statistics(est, sp.csr_matrix(X), resp)
+    (batch,) = family_of(est).soft_counter(est, sp.csr_matrix(X))(resp)
     np.testing.assert_allclose(batch["feature_count"], resp.T @ X, rtol=1e-13)
     lengths = X.sum(axis=1).astype(int)
     hist = batch["length_count"].toarray()

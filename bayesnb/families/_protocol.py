@@ -18,6 +18,7 @@ layer may import it.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
@@ -265,27 +266,34 @@ class Family:
         """log p(θ) of the feature parameters at fitted ``est``'s ``"map"`` point, normalised."""
         raise self.unsupported("unlabelled documents (a prior density of its parameters)")
 
-    def soft_statistics(self, est, X, resp: np.ndarray) -> list[dict]:
-        """Statistics batches (merged in turn by ``est._merge_statistics``) of validated ``X``
-        whose row i belongs to class c with weight ``resp[i, c]`` (responsibility × weight).
+    def soft_counter(self, est, X) -> Callable[[np.ndarray], list[dict]]:
+        """The statistics of validated ``X`` as a function of soft labels: called with
+        ``resp`` (n_samples, n_classes), row i belonging to class c with weight
+        ``resp[i, c]`` (responsibility × weight), it returns statistics batches (merged in
+        turn by ``est._merge_statistics``). EM and VB count the same rows at every iteration,
+        so what does not depend on ``resp`` is computed once, here.
 
         The default counts one weighted pass per class (``sample_weight`` = the column of
         ``resp``, rows of weight 0 left out); a family whose statistics are linear in the
         one-hot labels overrides it with one product Rᵀ·X.
         """
-        batches = []
-        for c in range(resp.shape[1]):
-            w = np.ascontiguousarray(resp[:, c], dtype=np.float64)
-            rows = w > 0
-            if not rows.any():
-                continue
-            if not rows.all():
-                idx = np.flatnonzero(rows)
-                Xc, w = X[idx], w[idx]
-            else:
-                Xc = X
-            batches.append(est._statistics(Xc, np.full(w.shape[0], c, dtype=np.intp), w))
-        return batches
+
+        def count(resp: np.ndarray) -> list[dict]:
+            batches = []
+            for c in range(resp.shape[1]):
+                w = np.ascontiguousarray(resp[:, c], dtype=np.float64)
+                rows = w > 0
+                if not rows.any():
+                    continue
+                if not rows.all():
+                    idx = np.flatnonzero(rows)
+                    Xc, w = X[idx], w[idx]
+                else:
+                    Xc = X
+                batches.append(est._statistics(Xc, np.full(w.shape[0], c, dtype=np.intp), w))
+            return batches
+
+        return count
 
     def expected_log_likelihood(self, est, X) -> np.ndarray:
         """``E_q[log p(x_i | θ_c)]`` of validated ``X`` under fitted ``est``'s posterior q(θ),

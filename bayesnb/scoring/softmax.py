@@ -42,6 +42,7 @@ def normalize_proba(
     log_prior: np.ndarray,
     offset: np.ndarray | None = None,
     overwrite: bool = False,
+    log_total: np.ndarray | None = None,
 ) -> np.ndarray:
     """``exp`` of :func:`normalize_log_proba` with one exponential per cell, not two.
 
@@ -49,7 +50,9 @@ def normalize_proba(
     blocks of rows that stay in cache; rows that every class finds impossible are redone
     from the class prior afterwards. ``overwrite``: ``joint`` is the caller's scratch array
     (a fresh product) and the probabilities are written over it when its dtype and layout
-    allow, so no second (n_samples, n_classes) array is allocated.
+    allow, so no second (n_samples, n_classes) array is allocated. ``log_total``, an
+    (n_samples,) array, receives each row's log Σ_c exp(joint + offset) (log p(x) when the
+    joint is log p(x, c)) from the same pass: the row's maximum where that is not finite.
     """
     n, k = joint.shape
     dtype = joint.dtype if offset is None else np.result_type(joint, offset)
@@ -63,11 +66,11 @@ def normalize_proba(
     proba = joint if in_place else np.empty((n, k), dtype=dtype)
     offset = np.zeros(k, dtype=dtype) if offset is None else np.asarray(offset, dtype=dtype)
     dead = np.zeros(n, dtype=bool)
-    for_row_blocks(n, k, _block(joint, offset, proba, dead), _BLOCK_CELLS)
+    for_row_blocks(n, k, _block(joint, offset, proba, dead, log_total), _BLOCK_CELLS)
     return _refill(proba, dead, log_prior)
 
 
-def _block(joint: np.ndarray, offset, proba: np.ndarray, dead: np.ndarray):
+def _block(joint: np.ndarray, offset, proba: np.ndarray, dead: np.ndarray, log_total=None):
     """The softmax of rows ``r0:r1`` in NumPy passes over a class-major copy of the block."""
     k = joint.shape[1]
 
@@ -81,9 +84,14 @@ def _block(joint: np.ndarray, offset, proba: np.ndarray, dead: np.ndarray):
         with np.errstate(invalid="ignore"):  # an impossible row (-inf - -inf), redone below
             t -= top
         np.exp(t, out=t)
-        t /= t.sum(axis=0)
+        total = t.sum(axis=0)
+        t /= total
         proba[r0:r1] = t.T  # joint's rows r0:r1 are read above: safe to overwrite in place
-        dead[r0:r1] = ~np.isfinite(top)
+        finite = np.isfinite(top)
+        dead[r0:r1] = ~finite
+        if log_total is not None:
+            with np.errstate(invalid="ignore"):
+                log_total[r0:r1] = np.where(finite, top + np.log(total), top)
 
     return block
 

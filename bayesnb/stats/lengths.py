@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["add_length_counts", "count_lengths", "empty_length_counts"]
+__all__ = ["DocumentLengths", "add_length_counts", "count_lengths", "empty_length_counts"]
 
 
 def empty_length_counts(n_classes: int) -> sp.csr_matrix:
@@ -24,7 +24,13 @@ def empty_length_counts(n_classes: int) -> sp.csr_matrix:
     return sp.csr_matrix((n_classes, 1), dtype=np.float64)
 
 
-def count_lengths(X, codes: np.ndarray, weights: np.ndarray, n_classes: int) -> sp.csr_matrix:
+def count_lengths(
+    X,
+    codes: np.ndarray,
+    weights: np.ndarray,
+    n_classes: int,
+    lengths: DocumentLengths | None = None,
+) -> sp.csr_matrix:
     """Weighted per-class histogram of document lengths.
 
     Parameters
@@ -37,6 +43,9 @@ def count_lengths(X, codes: np.ndarray, weights: np.ndarray, n_classes: int) -> 
     weights : ndarray of shape (n_samples,)
         Sample weights.
     n_classes : int
+    lengths : DocumentLengths, optional
+        The lengths of ``X``, indexed (soft labels only: EM counts the same rows again at
+        every iteration).
 
     Returns
     -------
@@ -44,14 +53,40 @@ def count_lengths(X, codes: np.ndarray, weights: np.ndarray, n_classes: int) -> 
         ``[c, n]`` = Σ of the weights of the documents of class c whose length rounds to n.
         Sparse because lengths are spread thinly over a long range.
     """
+    if np.ndim(codes) == 2:  # soft labels: document i counts codes[i, c] in class c
+        return (DocumentLengths(X) if lengths is None else lengths).histogram(codes)
     # X @ ones and one bincount over a flat (class, length) key: a few n_samples-sized
     # temporaries, where a COO -> CSR conversion would sort every document.
-    lengths = _lengths(X)
-    if np.ndim(codes) == 2:  # soft labels: document i counts codes[i, c] in class c
-        n, k = codes.shape
-        pairs = np.tile(np.arange(k, dtype=np.intp), n)  # row-major (document, class) pairs
-        return _histogram(np.repeat(lengths, k), pairs, np.ravel(codes), k)
-    return _histogram(lengths, codes, weights, n_classes)
+    return _histogram(_lengths(X), codes, weights, n_classes)
+
+
+class DocumentLengths:
+    """The rounded lengths of fixed documents ``X``, indexed by their distinct values, so
+    that the histogram of any soft labels is one sparse product (distinct lengths × rows)
+    with no key array of n_samples × n_classes and no dense length axis.
+    """
+
+    def __init__(self, X) -> None:
+        lengths = _lengths(X)
+        n = lengths.size
+        self.values, inverse = np.unique(lengths, return_inverse=True)
+        self._rows = sp.csr_matrix(
+            (np.ones(n), (inverse.ravel(), np.arange(n))), shape=(self.values.size, n)
+        )
+
+    def histogram(self, resp: np.ndarray) -> sp.csr_matrix:
+        """The length histogram of soft labels ``resp`` (n_samples, n_classes): entry
+        ``[c, n]`` = Σ of ``resp[i, c]`` over the documents i of length n."""
+        k = resp.shape[1]
+        u = self.values.size
+        width = int(self.values[-1]) + 1 if u else 1
+        sums = np.asarray(self._rows @ np.asarray(resp, dtype=np.float64))  # (u, k)
+        out = sp.csr_matrix(
+            (np.ascontiguousarray(sums.T).ravel(), np.tile(self.values, k), np.arange(k + 1) * u),
+            shape=(k, width),
+        )
+        out.eliminate_zeros()  # zero-weight documents carry no mass
+        return out
 
 
 def _lengths(X) -> np.ndarray:

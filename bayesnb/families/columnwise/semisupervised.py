@@ -3,6 +3,8 @@ expected log-likelihood."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from bayesnb.families import family_of
@@ -23,21 +25,27 @@ class ColumnwiseSemisupervised:
                 total += family_of(block).feature_log_prior_density(block)
         return total
 
-    def soft_statistics(self, est, X, resp: np.ndarray) -> list[dict]:
-        """See :meth:`bayesnb.families.Family.soft_statistics`: batch i holds every block's
+    def soft_counter(self, est, X) -> Callable[[np.ndarray], list[dict]]:
+        """See :meth:`bayesnb.families.Family.soft_counter`: batch i holds every block's
         i-th batch (None for a block with fewer), the class counts in the first."""
-        per_block = [
-            family_of(block).soft_statistics(block, part, resp)
+        counters = [
+            family_of(block).soft_counter(block, part)
             for (_, block, _), part in zip(est._blocks(), X.parts, strict=True)
         ]
-        n = max((len(b) for b in per_block), default=0)
-        return [
-            {
-                "class_count": np.asarray(resp, dtype=np.float64).sum(axis=0) if i == 0 else 0.0,
-                "blocks": [b[i] if i < len(b) else None for b in per_block],
-            }
-            for i in range(n)
-        ]
+
+        def count(resp: np.ndarray) -> list[dict]:
+            per_block = [counter(resp) for counter in counters]
+            n = max((len(b) for b in per_block), default=0)
+            class_count = np.asarray(resp, dtype=np.float64).sum(axis=0)
+            return [
+                {
+                    "class_count": class_count if i == 0 else 0.0,
+                    "blocks": [b[i] if i < len(b) else None for b in per_block],
+                }
+                for i in range(n)
+            ]
+
+        return count
 
     def expected_log_likelihood(self, est, X) -> np.ndarray:
         """See :meth:`bayesnb.families.Family.expected_log_likelihood`."""

@@ -19,7 +19,12 @@ from bayesnb.stats.discrete import (
     count_classes,
     count_features,
 )
-from bayesnb.stats.lengths import add_length_counts, count_lengths, empty_length_counts
+from bayesnb.stats.lengths import (
+    DocumentLengths,
+    add_length_counts,
+    count_lengths,
+    empty_length_counts,
+)
 from bayesnb.validation import (
     MissingValueWarning,
     check_alpha,
@@ -155,7 +160,9 @@ class MultinomialNB(_DiscreteNB):
         super()._reset_counts(n_features)
         self.length_count_ = empty_length_counts(len(self.classes_))
 
-    def _statistics(self, X, codes, weights) -> dict:
+    def _statistics(self, X, codes, weights, lengths: DocumentLengths | None = None) -> dict:
+        """The statistics of validated ``X``; ``lengths``: its :class:`DocumentLengths` (soft
+        labels), when the caller counts the same rows again."""
         k = len(self.classes_)
         X0, M = self._split_missing(X)
         stats = {
@@ -173,7 +180,7 @@ class MultinomialNB(_DiscreteNB):
             )
         # Per-class document-length histogram, only needed to generate documents (sample);
         # a document with missing counts contributes its observed length.
-        stats["length_count"] = count_lengths(X0, codes, weights, k)
+        stats["length_count"] = count_lengths(X0, codes, weights, k, lengths)
         return stats
 
     def _merge_statistics(self, stats: dict) -> None:
