@@ -41,9 +41,11 @@ def fit_recording_warnings(est, X, y, **kw):
     return dt, [w for w in caught if issubclass(w.category, SamplingWarning)]
 
 
-def mcse(dt, var: str) -> np.ndarray:
-    """Monte Carlo standard error of the posterior mean of ``var``."""
-    return az.mcse(dt["posterior"].to_dataset()[[var]])[var].values
+def mcse(dt, var: str, method: str = "mean") -> np.ndarray:
+    """Monte Carlo standard error of the posterior mean (``method="sd"``: sd) of ``var``
+    (NaN for constant cells)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return az.mcse(dt["posterior"].to_dataset()[[var]], method=method)[var].values
 
 
 def rhat(dt, var: str) -> np.ndarray:
