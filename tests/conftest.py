@@ -35,11 +35,6 @@ from hypothesis import HealthCheck, settings
 _flags = os.environ.get("PYTENSOR_FLAGS", "")
 if "cxx" not in _flags:
     os.environ["PYTENSOR_FLAGS"] = f"{_flags},cxx=" if _flags else "cxx="
-# LLVM's -O1 for numba (read when numba is first imported): on an empty cache the NUTS files
-# spend most of their time compiling, and -O1 compiles them 10 % faster (366 → 331 s on two
-# cores) with the same sampling speed and bit-identical seeded draws (strict IEEE math either
-# way: bayesnb.compiled turns fastmath off).
-os.environ.setdefault("NUMBA_OPT", "1")
 
 settings.register_profile(
     "ci",
